@@ -1,0 +1,18 @@
+"""Classic UNO (RULES.md, game 1): rules, batched engine, actions, observations, positions."""
+
+from envs.uno.actions import ACTION_NAMES, NUM_ACTIONS, action_id, action_name
+from envs.uno.engine import IllegalActionError, UnoEngine
+from envs.uno.observation import OBS_SIZE, decode
+from envs.uno.rules import UnoRules
+
+__all__ = [
+    "ACTION_NAMES",
+    "NUM_ACTIONS",
+    "OBS_SIZE",
+    "IllegalActionError",
+    "UnoEngine",
+    "UnoRules",
+    "action_id",
+    "action_name",
+    "decode",
+]

@@ -1,0 +1,702 @@
+"""Batched classic UNO engine: the one place where the rules of game 1 live.
+
+A :class:`UnoEngine` plays ``num_games`` games of the same player count at once. The
+state is a handful of dense numpy arrays with the batch first (see ``_allocate``); a
+step decodes every game's action, applies each kind of effect to the games concerned
+with fancy indexing, and builds the next observations and legal-action masks. There is
+no Python loop over games: loops run over card draws (at most a few per step) and over
+the rare games that reshuffle or re-turn a starting Wild Draw Four.
+
+Turn structure (RULES.md, game 1), phase by phase:
+
+* ``play``: play a matching card (a Wild names its colour in the action) or ``draw``.
+  Facing stacked Draw Twos (``stacking``): play a Draw Two or ``draw`` them all.
+* ``drawn``: the card just drawn is playable: play it (or ``pass`` when
+  ``must_play_drawn`` is False). An unplayable drawn card ends the turn at once.
+* ``uno``: the player just played its second-to-last card: ``uno`` or ``silent``;
+  the card's effect applies after this decision.
+* ``challenge``: the player after a Wild Draw Four: ``challenge`` or ``accept``.
+* ``colour``: the first player names the colour of a starting Wild, then plays on it.
+
+Rewards arrive in ``step``'s ``rewards [B, P]`` for every seat at once when a game
+ends, whoever made the last move. Finished games restart at once (``auto_reset``), so
+the returned observation of a finished game is the first of its next game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from envs import rng
+from envs.cards import (
+    DECK,
+    DECK_SIZE,
+    IS_WILD,
+    KIND_DRAW_TWO,
+    KIND_REVERSE,
+    KIND_SKIP,
+    KIND_WILD,
+    NUM_CARD_TYPES,
+    NUM_COLOURS,
+    TYPE_COLOUR,
+    TYPE_KIND,
+    TYPE_VALUE,
+    WILD_DRAW_FOUR,
+)
+from envs.uno import actions as A
+from envs.uno.observation import FIELDS, OBS_SIZE, PHASES
+from envs.uno.rules import POINTS_REWARD_SCALE, UnoRules
+
+PLAY, DRAWN, CHALLENGE, UNO, COLOUR = range(5)
+OVER = 5  # a finished game when auto_reset is off: no legal action
+PHASE_NAMES = PHASES + ("over",)
+
+WILD_DRAW_FOUR_DRAW = 4
+INNOCENT_CHALLENGE_DRAW = 6
+DRAW_TWO_DRAW = 2
+
+
+def _match_table() -> np.ndarray:
+    """``bool [6 * 54, 54]``: may card type t be played, row = context * 54 + top card?
+
+    Context 0: no colour in force (only while a starting Wild waits for its colour);
+    1-4: colour 0-3 in force; 5: facing stacked Draw Twos (only a Draw Two answers).
+    A card matches by colour or by kind (number or symbol); wilds always match.
+    """
+    table = np.zeros((6, NUM_CARD_TYPES, NUM_CARD_TYPES), dtype=bool)
+    coloured = TYPE_COLOUR >= 0
+    for colour in range(NUM_COLOURS):
+        for top in range(NUM_CARD_TYPES):
+            same_kind = (TYPE_KIND == TYPE_KIND[top]) & coloured & (TYPE_COLOUR[top] >= 0)
+            table[colour + 1, top] = (TYPE_COLOUR == colour) | same_kind | IS_WILD
+    table[5, :] = TYPE_KIND == KIND_DRAW_TWO
+    table = table.reshape(6 * NUM_CARD_TYPES, NUM_CARD_TYPES)
+    table.flags.writeable = False
+    return table
+
+
+MATCH = _match_table()
+PENDING_CONTEXT = 5
+#: ``bool [4, 54]``: the coloured card types of each colour (a wild is no colour).
+COLOUR_TYPES = np.stack([TYPE_COLOUR == c for c in range(NUM_COLOURS)])
+_ACTION_CATEGORY = np.zeros(A.NUM_ACTIONS, dtype=np.int64)  # 0 = play a card
+for _i, _a in enumerate((A.DRAW, A.PASS, A.CHALLENGE, A.ACCEPT, A.UNO, A.SILENT), start=1):
+    _ACTION_CATEGORY[_a] = _i
+_ACTION_CATEGORY[A.CHOOSE_COLOUR :] = 7
+(_CAT_PLAY, _CAT_DRAW, _CAT_PASS, _CAT_CHALLENGE, _CAT_ACCEPT, _CAT_UNO, _CAT_SILENT, _CAT_COLOUR, _CAT_NONE) = range(9)
+_VALUE = TYPE_VALUE.astype(np.int64)
+
+
+class IllegalActionError(ValueError):
+    """An action the rules do not allow in that game's state (the state is unchanged)."""
+
+
+class UnoEngine:
+    """``num_games`` games of classic UNO for ``num_players`` players, stepped together.
+
+    >>> eng = UnoEngine(num_games=4096, num_players=4, rules=UnoRules(), seed=0)
+    >>> obs, mask = eng.reset()          # float32 [B, 328], bool [B, 70]
+    >>> obs, mask, rewards, done = eng.step(actions)
+
+    Attributes read by wrappers and trainers (all ``[B]`` or ``[B, P]`` arrays):
+    ``current_player``; ``hand_ended``, ``hand_winner`` (-1 if none) and ``hand_points``
+    (score added to each seat) describe hands that ended in the last step, also inside a
+    match; ``game_seeds`` holds each game's seed.
+    """
+
+    def __init__(
+        self,
+        num_games: int = 1,
+        num_players: int = 2,
+        rules: UnoRules | None = None,
+        seed: int | Sequence[int] | None = None,
+        auto_reset: bool = True,
+    ) -> None:
+        self.rules = UnoRules() if rules is None else rules
+        if not isinstance(self.rules, UnoRules):
+            raise ValueError(f"rules must be a UnoRules, got {type(rules).__name__}")
+        self.rules.check_players(num_players)
+        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+            raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
+        self.num_games = int(num_games)
+        self.num_players = int(num_players)
+        self.auto_reset = auto_reset
+        self._allocate()
+        self.game_seeds = rng.game_seeds(seed, self.num_games)
+        self._mask: np.ndarray | None = None
+        self._dealt = False  # reset() or from_positions() fills the state
+
+    # ------------------------------------------------------------------ state
+    def _allocate(self) -> None:
+        """The whole game state. Piles are stacks of card type ids."""
+        B, P = self.num_games, self.num_players
+        self._ar = np.arange(B)
+        self.hands = np.zeros((B, P, NUM_CARD_TYPES), np.int8)  # copies of each type held
+        self.hand_size = np.zeros((B, P), np.int64)
+        self.draw_pile = np.zeros((B, DECK_SIZE), np.int8)  # cards in [draw_top, draw_end)
+        self.draw_top = np.zeros(B, np.int64)  # next card drawn
+        self.draw_end = np.zeros(B, np.int64)
+        self.discard = np.zeros((B, DECK_SIZE), np.int8)  # bottom first, top at discard_len-1
+        self.discard_len = np.zeros(B, np.int64)
+        self.discard_counts = np.zeros((B, NUM_CARD_TYPES), np.int8)
+        self.top = np.zeros(B, np.int64)  # type of the discard pile's top card
+        self.colour = np.zeros(B, np.int64)  # colour in force, -1 while a starting Wild waits
+        self.direction = np.ones(B, np.int64)
+        self.current = np.zeros(B, np.int64)
+        self.phase = np.zeros(B, np.int64)
+        self.pending_draw = np.zeros(B, np.int64)  # stacked Draw Twos
+        self.drawn_card = np.full(B, -1, np.int64)
+        self.challenge_colour = np.full(B, -1, np.int64)  # colour before the Wild Draw Four
+        self.challenge_guilty = np.zeros(B, bool)
+        self.uno_declared = np.zeros((B, P), bool)
+        self.revealed_hand = np.zeros((B, NUM_CARD_TYPES), np.int8)
+        self.revealed_to = np.full(B, -1, np.int64)
+        self.revealed_from = np.full(B, -1, np.int64)
+        self.scores = np.zeros((B, P), np.int64)
+        self.match_rewards = np.zeros((B, P), np.float64)  # points reward summed over a match
+        self.hand_number = np.zeros(B, np.int64)
+        self.hand_starter = np.zeros(B, np.int64)  # first player of the current hand
+        self.rng_counter = np.zeros(B, np.uint64)
+        self.hand_ended = np.zeros(B, bool)
+        self.hand_winner = np.full(B, -1, np.int64)
+        self.hand_points = np.zeros((B, P), np.int64)
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """Seat to act in each game, ``int64 [B]``."""
+        return self.current
+
+    @property
+    def legal_action_mask(self) -> np.ndarray:
+        """Legal actions of the player to act, ``bool [B, 70]`` (a copy)."""
+        return self._legal_mask().copy() if self._mask is None else self._mask.copy()
+
+    def _random(self, games: np.ndarray, width: int) -> np.ndarray:
+        bits = rng.random_bits(self.game_seeds[games], self.rng_counter[games], width)
+        self.rng_counter[games] += np.uint64(1)
+        return bits
+
+    # ------------------------------------------------------------------ public API
+    def reset(self, seed: int | Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Deal a new game everywhere; returns the observation and mask of the players to act.
+
+        Without ``seed`` the games continue their random streams (new deals); with a seed
+        they restart from it, so ``reset(seed=s)`` always deals the same games.
+        """
+        if seed is not None:
+            self.game_seeds = rng.game_seeds(seed, self.num_games)
+            self.rng_counter[:] = 0
+        self._new_episode(self._ar)
+        self._dealt = True
+        self.hand_ended[:] = False
+        self.hand_winner[:] = -1
+        self.hand_points[:] = 0
+        return self.observe()
+
+    def observe(self, seats: np.ndarray | int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Observation and legal mask of each game's player to act (or of given seats).
+
+        A seat that is not to act gets its own view and an all-False mask.
+        """
+        self._require_dealt()
+        mask = self._legal_mask()
+        self._mask = mask
+        if seats is None:
+            return self._observation(self.current), mask.copy()
+        viewer = np.broadcast_to(np.asarray(seats, dtype=np.int64), (self.num_games,))
+        if ((viewer < 0) | (viewer >= self.num_players)).any():
+            raise ValueError(f"seats must lie in 0..{self.num_players - 1}, got {seats!r}")
+        return self._observation(viewer), mask & (viewer == self.current)[:, None]
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Apply one action per game; returns ``obs, mask, rewards [B, P], done [B]``.
+
+        Raises :class:`IllegalActionError` (naming the game, the action and the legal
+        ones) before changing anything if any action is illegal.
+        """
+        actions = self._check_actions(actions)
+        B = self.num_games
+        self._rewards = np.zeros((B, self.num_players), np.float32)
+        self._done = np.zeros(B, bool)
+        self.hand_ended[:] = False
+        self.hand_winner[:] = -1
+        self.hand_points[:] = 0
+        # A revealed hand is shown until its viewer's next decision: this one.
+        self.revealed_to[self.revealed_to == self.current] = -1
+
+        category = _ACTION_CATEGORY[actions]
+        if not self.auto_reset:
+            category[self.phase == OVER] = _CAT_NONE  # finished games ignore their action
+        if B == 1:
+            groups = {int(category[0]): self._ar}
+        else:
+            present = np.bincount(category, minlength=_CAT_NONE + 1)
+            groups = {c: np.flatnonzero(category == c) for c in np.flatnonzero(present)}
+        for cat, g in groups.items():
+            a = actions[g]
+            if cat == _CAT_PLAY:
+                self._play(g, A.ACTION_CARD[a], A.ACTION_COLOUR[a])
+            elif cat == _CAT_DRAW:
+                self._draw_action(g)
+            elif cat == _CAT_PASS:
+                self._pass_turn(g, 1)
+            elif cat == _CAT_CHALLENGE:
+                self._answer_challenge(g, challenge=True)
+            elif cat == _CAT_ACCEPT:
+                self._answer_challenge(g, challenge=False)
+            elif cat in (_CAT_UNO, _CAT_SILENT):
+                self._declare_uno(g, declared=cat == _CAT_UNO)
+            elif cat == _CAT_COLOUR:
+                self.colour[g] = A.ACTION_COLOUR[a]
+                self.phase[g] = PLAY
+
+        done = self._done
+        finished = np.flatnonzero(done)
+        if finished.size:
+            if self.auto_reset:
+                self._new_episode(finished)
+            else:
+                self.phase[finished] = OVER
+        obs, mask = self.observe()
+        return obs, mask, self._rewards, done
+
+    # ------------------------------------------------------------------ checks
+    def _require_dealt(self) -> None:
+        if not self._dealt:
+            raise RuntimeError("no game dealt yet: call reset() first (or build the engine with from_positions)")
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        self._require_dealt()
+        B = self.num_games
+        arr = np.asarray(actions)
+        if arr.ndim == 0 and B == 1:
+            arr = arr.reshape(1)
+        if arr.shape != (B,):
+            raise ValueError(f"actions must have shape ({B},): one action per game; got shape {arr.shape}")
+        if arr.dtype.kind not in "iu":
+            if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
+                arr = arr.astype(np.int64)
+            else:
+                raise ValueError(f"actions must be integers (action ids), got dtype {arr.dtype}")
+        arr = arr.astype(np.int64, copy=False)
+        bad = np.flatnonzero((arr < 0) | (arr >= A.NUM_ACTIONS))
+        if bad.size:
+            i = int(bad[0])
+            raise IllegalActionError(
+                f"game {i}: action {int(arr[i])} is out of range 0..{A.NUM_ACTIONS - 1}; "
+                f"legal here: {self._legal_names(i)}"
+            )
+        mask = self._mask if self._mask is not None else self._legal_mask()
+        self._mask = mask
+        illegal = np.flatnonzero(~mask[self._ar, arr] & (self.phase != OVER))
+        if illegal.size:
+            i = int(illegal[0])
+            raise IllegalActionError(
+                f"game {i}: player {int(self.current[i])} may not '{A.ACTION_NAMES[arr[i]]}' "
+                f"(action {int(arr[i])}) in phase '{PHASE_NAMES[self.phase[i]]}'; "
+                f"legal here: {self._legal_names(i)}"
+                + (f" ({illegal.size} games had illegal actions)" if illegal.size > 1 else "")
+            )
+        return arr
+
+    def _legal_names(self, i: int) -> str:
+        mask = self._mask if self._mask is not None else self._legal_mask()
+        return ", ".join(f"'{A.ACTION_NAMES[a]}'" for a in np.flatnonzero(mask[i])) or "none"
+
+    # ------------------------------------------------------------------ legal actions
+    def _match_rows(self, games: np.ndarray | slice) -> np.ndarray:
+        context = np.where(self.pending_draw[games] > 0, PENDING_CONTEXT, self.colour[games] + 1)
+        return context * NUM_CARD_TYPES + self.top[games]
+
+    def _legal_mask(self) -> np.ndarray:
+        B = self.num_games
+        mask = np.zeros((B, A.NUM_ACTIONS), bool)
+        phase = self.phase
+        hand = self.hands[self._ar, self.current]
+        playable = (hand > 0) & MATCH[self._match_rows(slice(None))]
+        in_play = phase == PLAY
+        playable &= in_play[:, None]
+        mask[:, : A.NUM_COLOURED_TYPES] = playable[:, : A.NUM_COLOURED_TYPES]
+        mask[:, A.PLAY_WILD : A.PLAY_WILD + 4] = playable[:, 52:53]
+        mask[:, A.PLAY_WILD_DRAW_FOUR : A.PLAY_WILD_DRAW_FOUR + 4] = playable[:, 53:54]
+        if self.rules.draw_anytime:
+            mask[:, A.DRAW] = in_play
+        else:
+            mask[:, A.DRAW] = in_play & ((self.pending_draw > 0) | ~playable.any(axis=1))
+        if not in_play.all():
+            g = np.flatnonzero(phase == DRAWN)
+            if g.size:
+                card = self.drawn_card[g]
+                cols = np.where(IS_WILD[card], -1, card)
+                mask[g[cols >= 0], cols[cols >= 0]] = True
+                for wild, first in ((KIND_WILD, A.PLAY_WILD), (KIND_WILD + 1, A.PLAY_WILD_DRAW_FOUR)):
+                    w = g[TYPE_KIND[card] == wild]
+                    mask[w, first : first + 4] = True
+                if not self.rules.must_play_drawn:
+                    mask[g, A.PASS] = True
+            g = np.flatnonzero(phase == CHALLENGE)
+            mask[g, A.CHALLENGE] = True
+            mask[g, A.ACCEPT] = True
+            g = np.flatnonzero(phase == UNO)
+            mask[g, A.UNO] = True
+            mask[g, A.SILENT] = True
+            g = np.flatnonzero(phase == COLOUR)
+            mask[g, A.CHOOSE_COLOUR : A.CHOOSE_COLOUR + 4] = True
+        return mask
+
+    # ------------------------------------------------------------------ observation
+    def _observation(self, viewer: np.ndarray) -> np.ndarray:
+        B, P = self.num_games, self.num_players
+        ar = self._ar
+        obs = np.zeros((B, OBS_SIZE), np.float32)
+        F = FIELDS
+        obs[:, F["hand"].slice] = self.hands[ar, viewer]
+        obs[ar, F["top_card"].start + self.top] = 1.0
+        has_colour = np.flatnonzero(self.colour >= 0)
+        obs[has_colour, F["colour"].start + self.colour[has_colour]] = 1.0
+        obs[:, F["direction"].start] = self.direction
+        obs[:, F["num_players"].start] = P
+        seats = (viewer[:, None] + self.direction[:, None] * np.arange(P)) % P
+        start = F["hand_sizes"].start
+        obs[:, start : start + P] = np.take_along_axis(self.hand_size, seats, axis=1)
+        start = F["uno_declared"].start
+        obs[:, start : start + P] = np.take_along_axis(self.uno_declared, seats, axis=1)
+        start = F["scores"].start
+        obs[:, start : start + P] = np.take_along_axis(self.scores, seats, axis=1) / self.rules.target_score
+        obs[:, F["draw_pile_size"].start] = self.draw_end - self.draw_top
+        obs[:, F["discard_pile_size"].start] = self.discard_len
+        obs[:, F["discard_counts"].slice] = self.discard_counts
+        live = np.flatnonzero(self.phase < OVER)
+        obs[live, F["phase"].start + self.phase[live]] = 1.0
+        obs[:, F["pending_draw"].start] = self.pending_draw
+        g = np.flatnonzero(self.drawn_card >= 0)
+        obs[g, F["drawn_card"].start + self.drawn_card[g]] = 1.0
+        g = np.flatnonzero(self.challenge_colour >= 0)
+        obs[g, F["challenge_colour"].start + self.challenge_colour[g]] = 1.0
+        g = np.flatnonzero(self.revealed_to == viewer)
+        if g.size:
+            obs[g, F["revealed_hand"].slice] = self.revealed_hand[g]
+            rel = ((self.revealed_from[g] - viewer[g]) * self.direction[g]) % P
+            obs[g, F["revealed_seat"].start + rel] = 1.0
+        return obs
+
+    # ------------------------------------------------------------------ dealing
+    def _new_episode(self, games: np.ndarray) -> None:
+        """Start a new game (a hand, or the first hand of a match) in ``games``."""
+        self.scores[games] = 0
+        self.match_rewards[games] = 0.0
+        self.hand_number[games] = 0
+        self.hand_starter[games] = 0
+        self._deal(games)
+
+    def _deal(self, games: np.ndarray) -> None:
+        """Shuffle the full deck, deal, turn the starting card and apply its effect."""
+        k, P, hs = games.size, self.num_players, self.rules.hand_size
+        order = np.argsort(self._random(games, DECK_SIZE), axis=1)
+        cards = DECK[order]  # [k, 108] card types, top of the deck first
+        dealt = P * hs
+        seat = np.arange(dealt) % P
+        flat = ((np.arange(k)[:, None] * P + seat[None, :]) * NUM_CARD_TYPES + cards[:, :dealt]).ravel()
+        counts = np.bincount(flat, minlength=k * P * NUM_CARD_TYPES).reshape(k, P, NUM_CARD_TYPES)
+        self.hands[games] = counts
+        self.hand_size[games] = hs
+        self.draw_pile[games] = 0
+        self.draw_pile[games, : DECK_SIZE - dealt] = cards[:, dealt:]
+        self.draw_top[games] = 0
+        self.draw_end[games] = DECK_SIZE - dealt
+        # A Wild Draw Four turned first goes back; the pile is reshuffled and another turned.
+        redo = games[self.draw_pile[games, 0] == WILD_DRAW_FOUR]
+        while redo.size:
+            n = self.draw_end[redo]
+            bits = self._random(redo, DECK_SIZE)
+            bits[np.arange(DECK_SIZE)[None, :] >= n[:, None]] = np.iinfo(np.uint64).max
+            order = np.argsort(bits, axis=1)
+            self.draw_pile[redo] = np.take_along_axis(self.draw_pile[redo], order, axis=1)
+            redo = redo[self.draw_pile[redo, 0] == WILD_DRAW_FOUR]
+        first_card = self.draw_pile[games, 0].astype(np.int64)
+        self.draw_top[games] = 1
+        self.discard[games] = 0
+        self.discard[games, 0] = first_card
+        self.discard_len[games] = 1
+        self.discard_counts[games] = 0
+        self.discard_counts[games, first_card] = 1
+        self.top[games] = first_card
+        self.colour[games] = TYPE_COLOUR[first_card]
+        self.direction[games] = 1
+        self.pending_draw[games] = 0
+        self.drawn_card[games] = -1
+        self.challenge_colour[games] = -1
+        self.challenge_guilty[games] = False
+        self.uno_declared[games] = False
+        self.revealed_to[games] = -1
+        self.revealed_from[games] = -1
+        self._start_hand(games, first_card)
+
+    def _start_hand(self, games: np.ndarray, first_card: np.ndarray) -> None:
+        """The first card's effect on the first player (RULES.md, "Deal and start")."""
+        P = self.num_players
+        first = self.hand_starter[games]
+        kind = TYPE_KIND[first_card]
+        self.phase[games] = np.where(kind == KIND_WILD, COLOUR, PLAY)
+        current = first.copy()
+        current[kind == KIND_SKIP] += 1
+        reverse = kind == KIND_REVERSE
+        self.direction[games[reverse]] = -1
+        current[reverse] -= 1  # the dealer, seat before the first player, plays first
+        draw_two = np.flatnonzero(kind == KIND_DRAW_TWO)
+        if draw_two.size:
+            self._draw_cards(games[draw_two], first[draw_two], DRAW_TWO_DRAW)
+            current[draw_two] += 1
+        self.current[games] = current % P
+
+    # ------------------------------------------------------------------ drawing
+    def _draw_cards(self, games: np.ndarray, players: np.ndarray, counts: np.ndarray | int) -> np.ndarray:
+        """Each ``players[j]`` of ``games[j]`` draws ``counts[j]`` cards from the top.
+
+        An empty draw pile is refilled from the discard pile (all but its top card);
+        when both are empty the player draws what there is, possibly nothing. Returns
+        the last card each drew (-1 if none).
+        """
+        counts = np.broadcast_to(np.asarray(counts, dtype=np.int64), games.shape)
+        last = np.full(games.size, -1, np.int64)
+        for j in range(int(counts.max(initial=0))):
+            sel = np.flatnonzero(counts > j)
+            g = games[sel]
+            empty = self.draw_top[g] >= self.draw_end[g]
+            if empty.any():
+                self._reshuffle(g[empty])
+                ok = self.draw_top[g] < self.draw_end[g]
+                sel, g = sel[ok], g[ok]
+            card = self.draw_pile[g, self.draw_top[g]].astype(np.int64)
+            self.draw_top[g] += 1
+            p = players[sel]
+            self.hands[g, p, card] += 1
+            self.hand_size[g, p] += 1
+            last[sel] = card
+        return last
+
+    def _reshuffle(self, games: np.ndarray) -> None:
+        """Shuffle the discard pile but its top card into a new draw pile (rare)."""
+        games = games[self.discard_len[games] > 1]
+        if not games.size:
+            return
+        n = self.discard_len[games] - 1
+        bits = self._random(games, DECK_SIZE)
+        bits[np.arange(DECK_SIZE)[None, :] >= n[:, None]] = np.iinfo(np.uint64).max
+        order = np.argsort(bits, axis=1)
+        self.draw_pile[games] = np.take_along_axis(self.discard[games], order, axis=1)
+        self.draw_top[games] = 0
+        self.draw_end[games] = n
+        top = self.top[games]
+        self.discard[games] = 0
+        self.discard[games, 0] = top
+        self.discard_len[games] = 1
+        self.discard_counts[games] = 0
+        self.discard_counts[games, top] = 1
+
+    # ------------------------------------------------------------------ turn effects
+    def _advance(self, games: np.ndarray, seats: np.ndarray, steps: np.ndarray | int) -> np.ndarray:
+        return (seats + steps * self.direction[games]) % self.num_players
+
+    def _pass_turn(self, games: np.ndarray, steps: np.ndarray | int) -> None:
+        """The turn goes ``steps`` seats on (2 skips the next player); phase ``play``."""
+        self.current[games] = self._advance(games, self.current[games], steps)
+        self.phase[games] = PLAY
+        self.drawn_card[games] = -1
+
+    def _play(self, games: np.ndarray, card: np.ndarray, named: np.ndarray) -> None:
+        """Move ``card`` from the player's hand to the discard pile, then resolve it."""
+        p = self.current[games]
+        self.hands[games, p, card] -= 1
+        self.hand_size[games, p] -= 1
+        self.discard[games, self.discard_len[games]] = card
+        self.discard_len[games] += 1
+        self.discard_counts[games, card] += 1
+        self.top[games] = card
+        self.uno_declared[games, p] = False
+        self.drawn_card[games] = -1
+        w4 = np.flatnonzero(card == WILD_DRAW_FOUR)
+        if w4.size:
+            g = games[w4]
+            before = self.colour[g]
+            held = self.hands[g, p[w4]] > 0
+            self.challenge_guilty[g] = (held & COLOUR_TYPES[before]).any(axis=1)
+            self.challenge_colour[g] = before
+        self.colour[games] = np.where(named >= 0, named, TYPE_COLOUR[card])
+        left = self.hand_size[games, p]
+        out = left == 0
+        if out.any():
+            self._end_hand(games[out], p[out])
+        declare = (left == 1) if self.rules.uno_penalty > 0 else np.zeros(games.size, bool)
+        if declare.any():
+            self.phase[games[declare]] = UNO
+        rest = ~(out | declare)
+        self._apply_effect(games[rest] if not rest.all() else games)
+
+    def _apply_effect(self, games: np.ndarray) -> None:
+        """Effect of the top card just played by the current player; passes the turn."""
+        if not games.size:
+            return
+        p = self.current[games]
+        kind = TYPE_KIND[self.top[games]]
+        reverse = kind == KIND_REVERSE
+        if reverse.any():
+            self.direction[games[reverse]] *= -1
+        steps = np.ones(games.size, np.int64)
+        steps[kind == KIND_SKIP] = 2
+        if self.num_players == 2:
+            steps[reverse] = 2  # with two players a Reverse acts as a Skip
+        draw_two = np.flatnonzero(kind == KIND_DRAW_TWO)
+        if draw_two.size:
+            g = games[draw_two]
+            if self.rules.stacking:
+                self.pending_draw[g] += DRAW_TWO_DRAW
+            else:
+                self._draw_cards(g, self._advance(g, p[draw_two], 1), DRAW_TWO_DRAW)
+                steps[draw_two] = 2
+        self._pass_turn(games, steps)
+        w4 = kind == KIND_WILD + 1
+        if w4.any():
+            self.phase[games[w4]] = CHALLENGE
+
+    def _draw_action(self, games: np.ndarray) -> None:
+        p = self.current[games]
+        pending = self.pending_draw[games]
+        stacked = pending > 0
+        if stacked.any():
+            g = games[stacked]
+            self._draw_cards(g, p[stacked], pending[stacked])
+            self.pending_draw[g] = 0
+            self._pass_turn(g, 1)
+            games, p = games[~stacked], p[~stacked]
+        card = self._draw_cards(games, p, 1)
+        playable = np.zeros(games.size, bool)
+        drew = card >= 0
+        playable[drew] = MATCH[self._match_rows(games[drew]), card[drew]]
+        self.phase[games[playable]] = DRAWN
+        self.drawn_card[games[playable]] = card[playable]
+        self._pass_turn(games[~playable], 1)
+
+    def _answer_challenge(self, games: np.ndarray, challenge: bool) -> None:
+        """Accept (draw 4, lose the turn) or challenge the Wild Draw Four just played."""
+        challenger = self.current[games]
+        self.challenge_colour[games] = -1
+        if not challenge:
+            self._draw_cards(games, challenger, WILD_DRAW_FOUR_DRAW)
+            self._pass_turn(games, 1)
+            return
+        bluffer = self._advance(games, challenger, -1)
+        self.revealed_hand[games] = self.hands[games, bluffer]
+        self.revealed_to[games] = challenger
+        self.revealed_from[games] = bluffer
+        guilty = self.challenge_guilty[games]
+        self._draw_cards(games[guilty], bluffer[guilty], WILD_DRAW_FOUR_DRAW)
+        self.phase[games[guilty]] = PLAY  # the challenger plays on the declared colour
+        innocent = games[~guilty]
+        self._draw_cards(innocent, challenger[~guilty], INNOCENT_CHALLENGE_DRAW)
+        self._pass_turn(innocent, 1)
+
+    def _declare_uno(self, games: np.ndarray, declared: bool) -> None:
+        p = self.current[games]
+        if declared:
+            self.uno_declared[games, p] = True
+        else:
+            prob = float(self.rules.uno_catch_prob)
+            if prob >= 1.0:
+                caught = np.ones(games.size, bool)
+            elif prob <= 0.0:
+                caught = np.zeros(games.size, bool)
+            else:
+                caught = rng.uniform(self._random(games, 1)[:, 0]) < prob
+            self._draw_cards(games[caught], p[caught], self.rules.uno_penalty)
+        self._apply_effect(games)
+
+    # ------------------------------------------------------------------ scoring
+    def _end_hand(self, games: np.ndarray, winner: np.ndarray) -> None:
+        """``winner`` played its last card: final draws, scoring, match end or next hand."""
+        P, rules = self.num_players, self.rules
+        k = games.size
+        kind = TYPE_KIND[self.top[games]]
+        final_draw = np.where(kind == KIND_DRAW_TWO, DRAW_TWO_DRAW + self.pending_draw[games], 0)
+        final_draw[kind == KIND_WILD + 1] = WILD_DRAW_FOUR_DRAW
+        hit = np.flatnonzero(final_draw > 0)
+        if hit.size:
+            g = games[hit]
+            self._draw_cards(g, self._advance(g, winner[hit], 1), final_draw[hit])
+        self.pending_draw[games] = 0
+        values = self.hands[games].astype(np.int64) @ _VALUE  # [k, P]
+        rows = np.arange(k)
+        if rules.scoring == "standard":
+            points = np.zeros((k, P), np.int64)
+            points[rows, winner] = values.sum(axis=1)
+        else:
+            points = values
+        self.scores[games] += points
+        self.hand_ended[games] = True
+        self.hand_winner[games] = winner
+        self.hand_points[games] = points
+        hand_reward = -values.astype(np.float64)
+        if rules.scoring == "standard":
+            hand_reward[rows, winner] = values.sum(axis=1)
+        if not rules.match:
+            winners = np.zeros((k, P), bool)
+            winners[rows, winner] = True
+            self._finish(games, winners, hand_reward)
+            return
+        self.match_rewards[games] += hand_reward
+        scores = self.scores[games]
+        if rules.scoring == "standard":
+            over = scores.max(axis=1) >= rules.target_score
+            winners = scores == scores.max(axis=1, keepdims=True)
+        else:
+            over = scores.max(axis=1) > rules.target_score
+            winners = scores == scores.min(axis=1, keepdims=True)
+        if over.any():
+            g = games[over]
+            self._finish(g, winners[over], self.match_rewards[g])
+        nxt = ~over
+        if nxt.any():
+            g = games[nxt]
+            self.hand_number[g] += 1
+            if rules.hand_starter == "winner":
+                self.hand_starter[g] = winner[nxt]
+            else:
+                self.hand_starter[g] = (self.hand_starter[g] + 1) % P
+            self._deal(g)
+
+    def _finish(self, games: np.ndarray, winners: np.ndarray, points_reward: np.ndarray) -> None:
+        """Game over: rewards for every seat (``win`` or ``points``)."""
+        if self.rules.reward == "points":
+            reward = points_reward * POINTS_REWARD_SCALE
+        else:
+            n_win = winners.sum(axis=1, keepdims=True)
+            n_lose = self.num_players - n_win
+            reward = np.where(winners, 1.0 / n_win, -1.0 / np.maximum(n_lose, 1))
+            reward[n_lose[:, 0] == 0] = 0.0
+        self._rewards[games] = reward
+        self._done[games] = True
+
+    # ------------------------------------------------------------------ positions
+    def position(self, i: int) -> dict[str, Any]:
+        """Readable, JSON-serialisable dict of game ``i`` (see ``envs.uno.positions``)."""
+        from envs.uno.positions import position_of
+
+        return position_of(self, i)
+
+    @classmethod
+    def from_positions(
+        cls,
+        positions: Sequence[dict[str, Any]],
+        rules: UnoRules | None = None,
+        seed: int | Sequence[int] | None = None,
+        auto_reset: bool = True,
+    ) -> UnoEngine:
+        """Games that start from given positions (``from_positions([eng.position(i)])``
+        continues game ``i`` exactly). ``seed`` sets the random streams of positions
+        that do not carry their own ``rng`` entry."""
+        from envs.uno.positions import load_positions
+
+        return load_positions(cls, positions, rules, seed, auto_reset)

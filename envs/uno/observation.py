@@ -1,0 +1,129 @@
+"""Layout of the classic UNO observation, and its decoder.
+
+The observation is what the player to act may know, and nothing else: a flat
+``float32`` vector of :data:`OBS_SIZE` = 328 values, the same size for every player
+count. "Relative seats" are counted *in the direction of play* from the observer:
+slot 0 is the observer, slot 1 the player who acts next (unless skipped), slot n-1 the
+one who acted before; slots >= n (fewer than 10 players) are 0.
+
+=====================  ====  ===========================================================
+field                  size  content
+=====================  ====  ===========================================================
+``hand``                 54  own hand: copies of each card type (type order of
+                             ``envs.cards``: R0..R+2, Y.., G.., B.., W, W+4)
+``top_card``             54  one-hot type of the discard pile's top card
+``colour``                4  one-hot colour in force R, Y, G, B (all 0 while a starting
+                             Wild waits for its colour)
+``direction``             1  +1 (seat order) or -1
+``num_players``           1  players at the table (2-10)
+``hand_sizes``           10  cards held, per relative seat
+``uno_declared``         10  1 where that player declared UNO and has not played since
+``scores``               10  match points per relative seat, divided by ``target_score``
+``draw_pile_size``        1  cards in the draw pile
+``discard_pile_size``     1  cards in the discard pile
+``discard_counts``       54  copies of each type in the discard pile: the cards seen
+                             played since the last reshuffle (card counting)
+``phase``                 5  one-hot: play, drawn, challenge, uno, colour
+``pending_draw``          1  stacked Draw Two cards the player must draw unless it
+                             plays a Draw Two (``stacking`` option)
+``drawn_card``           54  one-hot type of the card just drawn (phase ``drawn``)
+``challenge_colour``      4  one-hot colour in force before the Wild Draw Four being
+                             answered (phase ``challenge``): the colour a bluffer held
+``revealed_hand``        54  the hand shown to the observer by its challenge (until its
+                             next decision is taken), copies per type
+``revealed_seat``        10  one-hot relative seat of the revealed hand
+=====================  ====  ===========================================================
+
+:func:`decode` turns a batch of observations back into named arrays (scores in points,
+counts as integers); tests and scripted policies use it instead of raw offsets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from envs.cards import NUM_CARD_TYPES, NUM_COLOURS
+from envs.uno.rules import MAX_PLAYERS
+
+PHASES: tuple[str, ...] = ("play", "drawn", "challenge", "uno", "colour")
+PLAY, DRAWN, CHALLENGE, UNO, COLOUR = range(5)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named slice of the observation vector."""
+
+    name: str
+    start: int
+    size: int
+    high: float
+    low: float = 0.0
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.start, self.start + self.size)
+
+
+def _layout() -> dict[str, Field]:
+    spec = [
+        ("hand", NUM_CARD_TYPES, 4),
+        ("top_card", NUM_CARD_TYPES, 1),
+        ("colour", NUM_COLOURS, 1),
+        ("direction", 1, 1),
+        ("num_players", 1, MAX_PLAYERS),
+        ("hand_sizes", MAX_PLAYERS, 108),
+        ("uno_declared", MAX_PLAYERS, 1),
+        ("scores", MAX_PLAYERS, np.inf),
+        ("draw_pile_size", 1, 108),
+        ("discard_pile_size", 1, 108),
+        ("discard_counts", NUM_CARD_TYPES, 4),
+        ("phase", len(PHASES), 1),
+        ("pending_draw", 1, 108),
+        ("drawn_card", NUM_CARD_TYPES, 1),
+        ("challenge_colour", NUM_COLOURS, 1),
+        ("revealed_hand", NUM_CARD_TYPES, 4),
+        ("revealed_seat", MAX_PLAYERS, 1),
+    ]
+    fields, start = {}, 0
+    for name, size, high in spec:
+        fields[name] = Field(name, start, size, float(high), -1.0 if name == "direction" else 0.0)
+        start += size
+    return fields
+
+
+FIELDS: dict[str, Field] = _layout()
+OBS_SIZE: int = sum(f.size for f in FIELDS.values())
+assert OBS_SIZE == 328
+
+OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
+OBS_HIGH = np.zeros(OBS_SIZE, dtype=np.float32)
+for _f in FIELDS.values():
+    OBS_LOW[_f.slice] = _f.low
+    OBS_HIGH[_f.slice] = _f.high
+
+
+def decode(obs: np.ndarray, target_score: int = 500) -> dict[str, np.ndarray]:
+    """Named fields of observations ``[..., 328]``.
+
+    Counts come back as ``int64``; one-hot fields also as an index (``top_card``,
+    ``colour``, ``phase``, ``drawn_card``, ``challenge_colour``, ``revealed_seat``:
+    -1 where the one-hot is all zero); ``scores`` in points (pass the rules'
+    ``target_score``).
+    """
+    obs = np.asarray(obs)
+    if obs.shape[-1] != OBS_SIZE:
+        raise ValueError(f"an observation has {OBS_SIZE} values, got shape {obs.shape}")
+    out: dict[str, np.ndarray] = {}
+    for name, field in FIELDS.items():
+        out[name] = obs[..., field.slice]
+    for name in ("top_card", "colour", "phase", "drawn_card", "challenge_colour", "revealed_seat"):
+        onehot = out[name]
+        out[name] = np.where(onehot.any(axis=-1), onehot.argmax(axis=-1), -1)
+    for name in ("hand", "hand_sizes", "discard_counts", "revealed_hand", "uno_declared"):
+        out[name] = np.rint(out[name]).astype(np.int64)
+    for name in ("direction", "num_players", "draw_pile_size", "discard_pile_size", "pending_draw"):
+        out[name] = np.rint(out[name][..., 0]).astype(np.int64)
+    out["scores"] = np.rint(out["scores"] * target_score).astype(np.int64)
+    return out

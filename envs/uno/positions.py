@@ -1,0 +1,296 @@
+"""Readable positions of classic UNO games: engine state <-> JSON-serialisable dict.
+
+A position is how a game is shown, saved, shared in a bug report or set up as a puzzle.
+``UnoEngine.from_positions([eng.position(i)])`` continues game ``i`` exactly: the
+position carries the game's random stream (``rng``), so even reshuffles and the next
+hands of a match repeat. A position may hold only part of the deck; no card may appear
+more often than in the 108-card deck.
+
+Keys (required first; the others default as shown)::
+
+    num_players      2..10
+    hands            list per seat of card names, e.g. [["R7", "W"], ["GS", "Y+2"]]
+    draw_pile        card names, top card first (draws take them in this order)
+    discard_pile     card names, top card last (must not be empty)
+    colour           colour in force "R"/"Y"/"G"/"B"; null only in phase "colour"
+    direction        +1 (seat order) or -1
+    current_player   seat to act
+    phase            "play", "drawn", "challenge", "uno", "colour" (or "over")
+    scores           match points per seat                          [0, ...]
+    pending_draw     stacked Draw Two cards to draw (stacking rules) 0
+    drawn_card       the card just drawn, in phase "drawn"           null
+    challenge        in phase "challenge": {"player": seat that played the Wild Draw
+                     Four, "previous_colour": colour in force before it, "guilty":
+                     whether that player held a card of that colour}    null
+    uno_declared     per seat: declared UNO and not played since        all false
+    revealed         {"to": seat, "player": seat, "hand": [...]}: a hand shown by a
+                     challenge, until the viewer's next decision        null
+    hand_number      hands played before this one in the match          0
+    hand_starter     first player of the current hand                   0
+    match_rewards    points reward summed over the match so far         [0.0, ...]
+    rng              {"game_seed": int, "counter": int}             from the seed
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from envs.cards import (
+    COLOURS,
+    DECK_SIZE,
+    NUM_CARD_TYPES,
+    TYPE_KIND,
+    TYPE_NAMES,
+    WILD,
+    WILD_DRAW_FOUR,
+    card_name,
+    card_type,
+    check_within_deck,
+    colour_index,
+    names_from_counts,
+)
+from envs.uno.engine import COLOUR_TYPES, MATCH, PHASE_NAMES, UnoEngine
+from envs.uno.rules import UnoRules
+
+REQUIRED = ("num_players", "hands", "draw_pile", "discard_pile", "colour", "direction", "current_player", "phase")
+OPTIONAL = (
+    "game",
+    "scores",
+    "pending_draw",
+    "drawn_card",
+    "challenge",
+    "uno_declared",
+    "revealed",
+    "hand_number",
+    "hand_starter",
+    "match_rewards",
+    "rng",
+)
+
+
+def position_of(eng: UnoEngine, i: int) -> dict[str, Any]:
+    """The position of game ``i`` of ``eng``."""
+    if not 0 <= i < eng.num_games:
+        raise IndexError(f"game {i} out of range 0..{eng.num_games - 1}")
+    eng._require_dealt()
+    P = eng.num_players
+    phase = int(eng.phase[i])
+    challenge = None
+    if phase == 2:  # challenge
+        challenge = {
+            "player": int((eng.current[i] - eng.direction[i]) % P),
+            "previous_colour": COLOURS[eng.challenge_colour[i]],
+            "guilty": bool(eng.challenge_guilty[i]),
+        }
+    revealed = None
+    if eng.revealed_to[i] >= 0:
+        revealed = {
+            "to": int(eng.revealed_to[i]),
+            "player": int(eng.revealed_from[i]),
+            "hand": names_from_counts(eng.revealed_hand[i]),
+        }
+    return {
+        "game": "uno",
+        "num_players": P,
+        "hands": [names_from_counts(eng.hands[i, p]) for p in range(P)],
+        "draw_pile": [TYPE_NAMES[t] for t in eng.draw_pile[i, eng.draw_top[i] : eng.draw_end[i]]],
+        "discard_pile": [TYPE_NAMES[t] for t in eng.discard[i, : eng.discard_len[i]]],
+        "colour": COLOURS[eng.colour[i]] if eng.colour[i] >= 0 else None,
+        "direction": int(eng.direction[i]),
+        "current_player": int(eng.current[i]),
+        "phase": PHASE_NAMES[phase],
+        "scores": [int(s) for s in eng.scores[i]],
+        "pending_draw": int(eng.pending_draw[i]),
+        "drawn_card": card_name(eng.drawn_card[i]) if eng.drawn_card[i] >= 0 else None,
+        "challenge": challenge,
+        "uno_declared": [bool(x) for x in eng.uno_declared[i]],
+        "revealed": revealed,
+        "hand_number": int(eng.hand_number[i]),
+        "hand_starter": int(eng.hand_starter[i]),
+        "match_rewards": [float(x) for x in eng.match_rewards[i]],
+        "rng": {"game_seed": int(eng.game_seeds[i]), "counter": int(eng.rng_counter[i])},
+    }
+
+
+def _cards(value: Any, what: str) -> list[int]:
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{what} must be a list of card names, got {value!r}")
+    try:
+        return [card_type(c) for c in value]
+    except ValueError as err:
+        raise ValueError(f"{what}: {err}") from None
+
+
+def _seat(value: Any, P: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < P:
+        raise ValueError(f"{what} must be a seat 0..{P - 1}, got {value!r}")
+    return int(value)
+
+
+def load_positions(
+    cls: type[UnoEngine],
+    positions: Sequence[dict[str, Any]],
+    rules: UnoRules | None,
+    seed: int | Sequence[int] | None,
+    auto_reset: bool,
+) -> UnoEngine:
+    """Build an engine whose game ``j`` starts from ``positions[j]``; every error names the position."""
+    if isinstance(positions, dict) or not len(positions):
+        raise ValueError("from_positions takes a non-empty list of position dicts")
+    first = positions[0]
+    if not isinstance(first, dict) or "num_players" not in first:
+        raise ValueError("position 0: a position is a dict with at least 'num_players'")
+    P = first["num_players"]
+    eng = cls(num_games=len(positions), num_players=P, rules=rules, seed=seed, auto_reset=auto_reset)
+    for j, pos in enumerate(positions):
+        try:
+            _load_one(eng, j, pos)
+        except ValueError as err:
+            raise ValueError(f"position {j}: {err}") from None
+    eng._dealt = True
+    eng._mask = None
+    return eng
+
+
+def _load_one(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
+    if not isinstance(pos, dict):
+        raise ValueError(f"a position is a dict, got {type(pos).__name__}")
+    missing = [k for k in REQUIRED if k not in pos]
+    if missing:
+        raise ValueError(f"missing key(s) {', '.join(missing)}")
+    unknown = sorted(set(pos) - set(REQUIRED) - set(OPTIONAL))
+    if unknown:
+        raise ValueError(f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(REQUIRED + OPTIONAL)}")
+    if pos.get("game", "uno") != "uno":
+        raise ValueError(f"this is a position of {pos['game']!r}, not of classic UNO")
+    P = eng.num_players
+    if pos["num_players"] != P:
+        raise ValueError(f"num_players {pos['num_players']} differs from position 0's {P}: one engine, one table size")
+    rules = eng.rules
+
+    hands = pos["hands"]
+    if not isinstance(hands, (list, tuple)) or len(hands) != P:
+        raise ValueError(f"hands must list {P} hands (one per seat)")
+    hand_counts = np.zeros((P, NUM_CARD_TYPES), np.int64)
+    for p, hand in enumerate(hands):
+        np.add.at(hand_counts[p], _cards(hand, f"hands[{p}]"), 1)
+    draw = _cards(pos["draw_pile"], "draw_pile")
+    discard = _cards(pos["discard_pile"], "discard_pile")
+    if not discard:
+        raise ValueError("discard_pile must hold at least its top card")
+    total = hand_counts.sum(axis=0) + np.bincount(draw + discard, minlength=NUM_CARD_TYPES)
+    check_within_deck(total, "hands, draw pile and discard pile together")
+
+    phase_name = pos["phase"]
+    if phase_name not in PHASE_NAMES:
+        raise ValueError(f"phase {phase_name!r} is not one of {', '.join(PHASE_NAMES)}")
+    phase = PHASE_NAMES.index(phase_name)
+    top = discard[-1]
+    colour_value = pos["colour"]
+    if phase_name == "colour":
+        if top != WILD or colour_value is not None:
+            raise ValueError("phase 'colour' (naming a starting Wild's colour) needs top card W and colour null")
+        colour = -1
+    else:
+        if colour_value is None:
+            raise ValueError("colour must be R, Y, G or B (null only in phase 'colour')")
+        colour = colour_index(colour_value)
+    direction = pos["direction"]
+    if direction not in (1, -1) or isinstance(direction, bool):
+        raise ValueError(f"direction must be 1 or -1, got {direction!r}")
+    current = _seat(pos["current_player"], P, "current_player")
+
+    pending = pos.get("pending_draw", 0)
+    if isinstance(pending, bool) or not isinstance(pending, int) or pending < 0:
+        raise ValueError(f"pending_draw must be a non-negative integer, got {pending!r}")
+    if pending and (not rules.stacking or phase_name != "play" or TYPE_KIND[top] != 12):
+        raise ValueError("pending_draw > 0 needs the stacking rule, phase 'play' and a Draw Two on top")
+
+    drawn = pos.get("drawn_card")
+    drawn_type = -1
+    if phase_name == "drawn":
+        if drawn is None:
+            raise ValueError("phase 'drawn' needs drawn_card")
+        drawn_type = card_type(drawn)
+        if hand_counts[current, drawn_type] == 0:
+            raise ValueError(f"drawn_card {drawn} is not in the hand of player {current}")
+        if not MATCH[(colour + 1) * NUM_CARD_TYPES + top, drawn_type]:
+            raise ValueError(f"drawn_card {drawn} cannot be played on {card_name(top)} (colour {colour_value})")
+    elif drawn is not None:
+        raise ValueError("drawn_card is only set in phase 'drawn'")
+
+    challenge = pos.get("challenge")
+    challenge_colour, guilty = -1, False
+    if phase_name == "challenge":
+        if top != WILD_DRAW_FOUR:
+            raise ValueError("phase 'challenge' needs a Wild Draw Four on top of the discard pile")
+        if not isinstance(challenge, dict) or "previous_colour" not in challenge:
+            raise ValueError("phase 'challenge' needs challenge = {'previous_colour': ..., 'guilty': ...}")
+        challenge_colour = colour_index(challenge["previous_colour"])
+        bluffer = (current - direction) % P
+        if "player" in challenge and challenge["player"] != bluffer:
+            raise ValueError(
+                f"challenge.player must be {bluffer}, the seat before the current player "
+                "(the challenger) in the direction of play"
+            )
+        if "guilty" in challenge:
+            guilty = bool(challenge["guilty"])
+        else:  # derive it from the hand as it is now
+            guilty = bool((hand_counts[bluffer] > 0)[COLOUR_TYPES[challenge_colour]].any())
+    elif challenge is not None:
+        raise ValueError("challenge is only set in phase 'challenge'")
+    if phase_name == "uno" and hand_counts[current].sum() != 1:
+        raise ValueError("phase 'uno' follows playing the second-to-last card: the current player holds 1 card")
+
+    scores = pos.get("scores", [0] * P)
+    if len(scores) != P or any(isinstance(s, bool) or not isinstance(s, int) for s in scores):
+        raise ValueError(f"scores must list {P} integers")
+    declared = pos.get("uno_declared", [False] * P)
+    if len(declared) != P:
+        raise ValueError(f"uno_declared must list {P} booleans")
+    match_rewards = pos.get("match_rewards", [0.0] * P)
+    if len(match_rewards) != P:
+        raise ValueError(f"match_rewards must list {P} numbers")
+
+    revealed = pos.get("revealed")
+    if revealed is not None:
+        if not isinstance(revealed, dict) or not {"to", "player", "hand"} <= set(revealed):
+            raise ValueError("revealed must be {'to': seat, 'player': seat, 'hand': [cards]}")
+        shown = np.bincount(_cards(revealed["hand"], "revealed.hand"), minlength=NUM_CARD_TYPES)
+        check_within_deck(shown, "revealed.hand")
+        eng.revealed_hand[j] = shown
+        eng.revealed_to[j] = _seat(revealed["to"], P, "revealed.to")
+        eng.revealed_from[j] = _seat(revealed["player"], P, "revealed.player")
+
+    eng.hands[j] = hand_counts
+    eng.hand_size[j] = hand_counts.sum(axis=1)
+    eng.draw_pile[j, : len(draw)] = draw
+    eng.draw_top[j] = 0
+    eng.draw_end[j] = len(draw)
+    eng.discard[j, : len(discard)] = discard
+    eng.discard_len[j] = len(discard)
+    eng.discard_counts[j] = np.bincount(discard, minlength=NUM_CARD_TYPES)
+    eng.top[j] = top
+    eng.colour[j] = colour
+    eng.direction[j] = direction
+    eng.current[j] = current
+    eng.phase[j] = phase
+    eng.pending_draw[j] = pending
+    eng.drawn_card[j] = drawn_type
+    eng.challenge_colour[j] = challenge_colour
+    eng.challenge_guilty[j] = guilty
+    eng.uno_declared[j] = [bool(x) for x in declared]
+    eng.scores[j] = scores
+    eng.match_rewards[j] = [float(x) for x in match_rewards]
+    eng.hand_number[j] = int(pos.get("hand_number", 0))
+    eng.hand_starter[j] = _seat(pos.get("hand_starter", 0), P, "hand_starter")
+    state = pos.get("rng")
+    if state is not None:
+        if not isinstance(state, dict) or not {"game_seed", "counter"} <= set(state):
+            raise ValueError("rng must be {'game_seed': int, 'counter': int}")
+        eng.game_seeds[j] = np.uint64(int(state["game_seed"]) & ((1 << 64) - 1))
+        eng.rng_counter[j] = np.uint64(int(state["counter"]))
+    assert len(draw) + len(discard) <= DECK_SIZE

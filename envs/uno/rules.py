@@ -1,0 +1,121 @@
+"""Every rule option of classic UNO (RULES.md, game 1), validated on construction.
+
+Defaults follow the Italian seed text where it speaks and the official rules where it is
+silent.  Users write these fields in YAML configs; :meth:`UnoRules.from_dict` turns such
+a mapping into rules and refuses unknown keys by name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from envs.cards import DECK_SIZE
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 10
+
+#: ``reward="points"`` pays card points times this constant (a 50-point Wild left in a
+#: loser's hand costs it 0.5), keeping returns in a range that suits value networks.
+POINTS_REWARD_SCALE = 0.01
+
+_CHOICES = {
+    "scoring": ("standard", "reverse"),
+    "reward": ("win", "points"),
+    "hand_starter": ("rotate", "winner"),
+}
+
+
+@dataclass(frozen=True)
+class UnoRules:
+    """Rules of a classic UNO game.
+
+    Attributes:
+        hand_size: cards dealt to each player (7).
+        draw_anytime: a player may draw even holding a playable card (official Mattel
+            rule). Default False: only a player with nothing to play draws (the seed).
+        must_play_drawn: a playable drawn card is played at once (the seed). False: the
+            player may keep it with the action ``pass`` (official).
+        stacking: a Draw Two may be answered with a Draw Two, passing the growing
+            pending draw on (house rule, off by default).
+        uno_penalty: cards drawn by a player caught not declaring UNO (2; 4 in recent
+            editions). 0 removes the declaring decision altogether.
+        uno_catch_prob: probability that a silent player is caught (1.0).
+        match: an episode is a match of hands played up to ``target_score``; else one hand.
+        target_score: match target (standard scoring: reach it) or threshold (reverse
+            scoring: pass it).
+        scoring: ``"standard"`` (the hand's winner collects the others' card points) or
+            ``"reverse"`` (each player adds their own hand; lowest total wins).
+        reward: ``"win"`` (winner +1, each other player -1/(n-1); shared winners split
+            +1 and the losers split -1) or ``"points"`` (card points times
+            :data:`POINTS_REWARD_SCALE`: the hand's winner gains what it scores, every
+            other player loses the value of its own hand; in a match, the sum over hands).
+        hand_starter: who plays first in the next hand of a match: ``"rotate"`` (the
+            seat after the previous hand's first player) or ``"winner"`` (the previous
+            hand's winner). The first hand always starts at seat 0.
+    """
+
+    hand_size: int = 7
+    draw_anytime: bool = False
+    must_play_drawn: bool = True
+    stacking: bool = False
+    uno_penalty: int = 2
+    uno_catch_prob: float = 1.0
+    match: bool = False
+    target_score: int = 500
+    scoring: str = "standard"
+    reward: str = "win"
+    hand_starter: str = "rotate"
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if field.type in ("bool", bool) and not isinstance(value, bool):
+                raise ValueError(f"UnoRules.{field.name} must be true or false, got {value!r}")
+            if field.type in ("int", int) and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ValueError(f"UnoRules.{field.name} must be an integer, got {value!r}")
+        if self.hand_size < 1:
+            raise ValueError(f"UnoRules.hand_size must be at least 1, got {self.hand_size}")
+        if self.hand_size * MIN_PLAYERS + 1 > DECK_SIZE:
+            raise ValueError(f"UnoRules.hand_size={self.hand_size} cannot be dealt from 108 cards")
+        if self.uno_penalty < 0:
+            raise ValueError(f"UnoRules.uno_penalty must be >= 0 (0 disables UNO), got {self.uno_penalty}")
+        if isinstance(self.uno_catch_prob, bool) or not isinstance(self.uno_catch_prob, (int, float)):
+            raise ValueError(f"UnoRules.uno_catch_prob must be a number, got {self.uno_catch_prob!r}")
+        if not 0.0 <= float(self.uno_catch_prob) <= 1.0:
+            raise ValueError(f"UnoRules.uno_catch_prob must lie in [0, 1], got {self.uno_catch_prob}")
+        if self.target_score < 1:
+            raise ValueError(f"UnoRules.target_score must be positive, got {self.target_score}")
+        for name, allowed in _CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(
+                    f"UnoRules.{name}={getattr(self, name)!r} is not an option; allowed: {', '.join(allowed)}"
+                )
+
+    def check_players(self, num_players: int) -> None:
+        """Raise ``ValueError`` unless these rules can be played by ``num_players``."""
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
+            raise ValueError(f"num_players must be an integer, got {num_players!r}")
+        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+            raise ValueError(f"classic UNO is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {num_players}")
+        if num_players * self.hand_size + 1 > DECK_SIZE:
+            raise ValueError(
+                f"cannot deal {self.hand_size} cards to {num_players} players and turn a starting "
+                f"card from 108 cards (at most hand_size={(DECK_SIZE - 1) // num_players})"
+            )
+
+    @classmethod
+    def from_dict(cls, options: Mapping[str, Any] | None) -> UnoRules:
+        """Rules from a config mapping; an unknown key is a ``ValueError`` naming the allowed ones."""
+        options = dict(options or {})
+        allowed = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(options) - set(allowed))
+        if unknown:
+            raise ValueError(f"unknown UnoRules option(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
+        return cls(**options)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain mapping of every field (JSON/YAML serialisable)."""
+        return dataclasses.asdict(self)

@@ -1,0 +1,88 @@
+"""The observation holds what the player to act may know, and nothing else; the decoder reads it back."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.cards import card_type, counts_from_names
+from envs.uno import OBS_SIZE, UnoEngine, UnoRules, decode
+from envs.uno.observation import FIELDS
+from tests.uno_helpers import act, engine, position
+
+
+def obs_of(pos, **rules) -> dict[str, np.ndarray]:
+    eng = engine(pos, **rules)
+    obs, _ = eng.observe()
+    assert obs.shape == (1, OBS_SIZE) and obs.dtype == np.float32
+    return {k: v[0] for k, v in decode(obs, eng.rules.target_score).items()}
+
+
+def test_layout_is_contiguous_and_documented():
+    starts = sorted((f.start, f.size) for f in FIELDS.values())
+    end = 0
+    for start, size in starts:
+        assert start == end
+        end += size
+    assert end == OBS_SIZE == 328
+    import envs.uno.observation as module
+
+    for name in FIELDS:
+        assert f"``{name}``" in module.__doc__
+
+
+def test_decoded_fields_match_the_position():
+    hands = [["R1", "R1", "W"], ["Y1", "Y2"], ["G9", "G8", "G7", "G6"], ["B1"]]
+    pos = position(hands, top="R5", discard=["G2", "R2", "R5"], draw=["B4", "B5", "B6"], current=2,
+                   direction=-1, scores=[10, 20, 30, 40], uno_declared=[False, False, False, True])
+    view = obs_of(pos, match=True, target_score=200)
+    assert (view["hand"] == counts_from_names(["G9", "G8", "G7", "G6"])).all()
+    assert view["top_card"] == card_type("R5") and view["colour"] == 0
+    assert view["direction"] == -1 and view["num_players"] == 4
+    # relative seats in the direction of play: 2 (self), 1, 0, 3
+    assert view["hand_sizes"].tolist() == [4, 2, 3, 1, 0, 0, 0, 0, 0, 0]
+    assert view["scores"].tolist()[:4] == [30, 20, 10, 40]
+    assert view["uno_declared"].tolist()[:4] == [0, 0, 0, 1]
+    assert view["draw_pile_size"] == 3 and view["discard_pile_size"] == 3
+    assert (view["discard_counts"] == counts_from_names(["G2", "R2", "R5"])).all()
+    assert view["phase"] == 0 and view["pending_draw"] == 0 and view["drawn_card"] == -1
+    assert view["revealed_seat"] == -1 and view["revealed_hand"].sum() == 0
+
+
+def test_hidden_information_does_not_leak():
+    """Positions that differ only in what seat 0 cannot see give seat 0 the same observation."""
+    a = position([["R1", "B2"], ["Y1", "Y2", "W"], ["G9"]], draw=["B4", "B5", "Y9"])
+    b = position([["R1", "B2"], ["W+4", "G3", "BS"], ["Y7"]], draw=["Y9", "R8", "R8"])
+    eng = engine([a, b])
+    obs, mask = eng.observe()
+    np.testing.assert_array_equal(obs[0], obs[1])
+    np.testing.assert_array_equal(mask[0], mask[1])
+
+
+def test_drawn_card_pending_draw_and_phase_are_visible():
+    view = obs_of(position([["B1", "B2"], ["Y1"]], top="R5", phase="drawn", drawn_card="B2", colour="B"))
+    assert view["phase"] == 1 and view["drawn_card"] == card_type("B2")
+    view = obs_of(position([["B1", "B2"], ["Y1"]], top="R+2", pending_draw=4), stacking=True)
+    assert view["pending_draw"] == 4
+
+
+def test_observing_another_seat_gives_its_own_view_and_no_legal_action():
+    eng = engine(position([["R1", "B2"], ["Y1", "Y2", "W"], ["G9"]]))
+    obs, mask = eng.observe(seats=1)
+    view = decode(obs)
+    assert (view["hand"][0] == counts_from_names(["Y1", "Y2", "W"])).all()
+    assert view["hand_sizes"][0].tolist()[:3] == [3, 1, 2]
+    assert not mask.any()
+
+
+def test_discard_counts_reset_with_a_reshuffle():
+    eng = engine(position([["B1", "B2", "B3"], ["Y1", "Y2"]], draw=[], discard=["G1", "G2", "R9"]))
+    act(eng, "draw")
+    obs, _ = eng.observe()
+    view = decode(obs)
+    assert view["discard_pile_size"][0] == 1 and view["discard_counts"][0].sum() == 1
+
+
+def test_observation_is_the_same_size_for_every_table():
+    for players in (2, 5, 10):
+        obs, mask = UnoEngine(num_games=2, num_players=players, rules=UnoRules(), seed=0).reset()
+        assert obs.shape == (2, OBS_SIZE) and mask.shape == (2, 70)
