@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from envs.cards import DECK_SIZE, NUM_CARD_TYPES, TYPE_COPIES
 from envs.uno import NUM_ACTIONS, UnoEngine, UnoRules
-from envs.uno.observation import OBS_HIGH, OBS_LOW
+from envs.uno.observation import observation_bounds
 
 RULE_SETS = {
     "default": UnoRules(),
@@ -55,11 +55,12 @@ def test_invariants_hold_on_random_play(players, rules_name):
     rules = RULE_SETS[rules_name]
     eng = UnoEngine(num_games=256, num_players=players, rules=rules, seed=players)
     obs, mask = eng.reset()
+    low, high = observation_bounds(rules.target_score)
     rng = np.random.default_rng(0)
     finished, hands = 0, 0
     for _ in range(300):
         check_invariants(eng, mask)
-        assert obs.dtype == np.float32 and (obs >= OBS_LOW).all() and (obs <= OBS_HIGH).all()
+        assert obs.dtype == np.float32 and (obs >= low).all() and (obs <= high).all()
         obs, mask, rewards, done = eng.step(random_actions(mask, rng.random(mask.shape)))
         finished += done.sum()
         hands += eng.hand_ended.sum()

@@ -3,10 +3,19 @@
 from envs.uno.actions import ACTION_NAMES, NUM_ACTIONS, action_id, action_name
 from envs.uno.engine import IllegalActionError, UnoEngine
 from envs.uno.observation import OBS_SIZE, decode
+from envs.uno.render import describe_turn, render_position
 from envs.uno.rules import UnoRules
+
+# The names every game package exposes (records, replays and tournaments use them).
+Engine = UnoEngine
+Rules = UnoRules
 
 __all__ = [
     "ACTION_NAMES",
+    "Engine",
+    "Rules",
+    "describe_turn",
+    "render_position",
     "NUM_ACTIONS",
     "OBS_SIZE",
     "IllegalActionError",

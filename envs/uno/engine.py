@@ -107,6 +107,8 @@ class UnoEngine:
     match; ``game_seeds`` holds each game's seed.
     """
 
+    game = "uno"
+
     def __init__(
         self,
         num_games: int = 1,

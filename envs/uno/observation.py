@@ -44,8 +44,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.cards import NUM_CARD_TYPES, NUM_COLOURS
+from envs.cards import DECK, NUM_CARD_TYPES, NUM_COLOURS, TYPE_VALUE
 from envs.uno.rules import MAX_PLAYERS
+
+DECK_POINTS = int(TYPE_VALUE[DECK].sum())  # 1240: every card of the deck counted
 
 PHASES: tuple[str, ...] = ("play", "drawn", "challenge", "uno", "colour")
 PLAY, DRAWN, CHALLENGE, UNO, COLOUR = range(5)
@@ -75,7 +77,7 @@ def _layout() -> dict[str, Field]:
         ("num_players", 1, MAX_PLAYERS),
         ("hand_sizes", MAX_PLAYERS, 108),
         ("uno_declared", MAX_PLAYERS, 1),
-        ("scores", MAX_PLAYERS, np.inf),
+        ("scores", MAX_PLAYERS, 1.0),  # scaled: see observation_bounds
         ("draw_pile_size", 1, 108),
         ("discard_pile_size", 1, 108),
         ("discard_counts", NUM_CARD_TYPES, 4),
@@ -102,6 +104,18 @@ OBS_HIGH = np.zeros(OBS_SIZE, dtype=np.float32)
 for _f in FIELDS.values():
     OBS_LOW[_f.slice] = _f.low
     OBS_HIGH[_f.slice] = _f.high
+
+
+def observation_bounds(target_score: int) -> tuple[np.ndarray, np.ndarray]:
+    """Low and high of every observation value under a rules' ``target_score``.
+
+    A match ends in the hand where a total reaches (passes) the target, and one hand
+    adds at most the whole deck's points, so a scaled score stays below
+    ``(target_score + DECK_POINTS) / target_score``.
+    """
+    high = OBS_HIGH.copy()
+    high[FIELDS["scores"].slice] = (target_score + DECK_POINTS) / target_score
+    return OBS_LOW.copy(), high
 
 
 def decode(obs: np.ndarray, target_score: int = 500) -> dict[str, np.ndarray]:

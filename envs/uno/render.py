@@ -1,0 +1,53 @@
+"""Human-readable text of classic UNO positions (env ``ansi`` render, replays, logs).
+
+A view only: it reads a position dict and knows no rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envs.cards import COLOUR_NAMES, COLOURS
+
+
+def _colour_name(letter: str | None) -> str:
+    return COLOUR_NAMES[COLOURS.index(letter)] if letter else "to be named"
+
+
+def render_position(pos: dict[str, Any], viewer: int | None = None) -> str:
+    """Multi-line table of a position; with ``viewer`` the other hands are shown as counts only."""
+    n, cur = pos["num_players"], pos["current_player"]
+    arrow = "seat order" if pos["direction"] == 1 else "reverse seat order"
+    lines = [
+        f"UNO  {n} players  hand {pos.get('hand_number', 0) + 1}  play goes in {arrow}",
+        f"top card {pos['discard_pile'][-1]}  colour {_colour_name(pos['colour'])}  "
+        f"draw pile {len(pos['draw_pile'])}  discard pile {len(pos['discard_pile'])}",
+    ]
+    phase = pos["phase"]
+    detail = ""
+    if phase == "drawn":
+        detail = f" (drew {pos['drawn_card']})"
+    elif phase == "challenge" and pos.get("challenge"):
+        detail = f" (Wild Draw Four by P{pos['challenge']['player']} on {pos['challenge']['previous_colour']})"
+    elif pos.get("pending_draw"):
+        detail = f" (facing +{pos['pending_draw']})"
+    lines.append(f"P{cur} to act, phase {phase}{detail}")
+    scores = pos.get("scores", [0] * n)
+    declared = pos.get("uno_declared", [False] * n)
+    for seat, hand in enumerate(pos["hands"]):
+        marker = ">" if seat == cur and phase != "over" else " "
+        shown = " ".join(hand) if viewer is None or viewer == seat else "#" * len(hand)
+        uno = "  UNO!" if declared[seat] else ""
+        lines.append(f"{marker} P{seat} [{len(hand):2d}] score {scores[seat]:4d}{uno}  {shown}")
+    revealed = pos.get("revealed")
+    if revealed and (viewer is None or viewer == revealed["to"]):
+        lines.append(f"  P{revealed['to']} saw the hand of P{revealed['player']}: {' '.join(revealed['hand'])}")
+    return "\n".join(lines)
+
+
+def describe_turn(index: int, player: int, action: str, pos_before: dict[str, Any]) -> str:
+    """One replay line: move number, player, action, and what it was played on."""
+    top = pos_before["discard_pile"][-1]
+    colour = pos_before["colour"] or "-"
+    size = len(pos_before["hands"][player])
+    return f"{index:4d}. P{player} {action:<13s} on {top:<4s} colour {colour}  (held {size})"

@@ -1,0 +1,161 @@
+"""PettingZoo AEC and Gymnasium wrappers of the classic UNO engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+from agents.policy import RandomPolicy
+from envs import uno_v0
+from envs.uno import IllegalActionError, action_id
+
+OPTIONS = [
+    {},
+    {"stacking": True, "uno_penalty": 4},
+    {"draw_anytime": True, "must_play_drawn": False, "uno_catch_prob": 0.5},
+    {"match": True, "target_score": 100, "scoring": "reverse"},
+    {"reward": "points", "uno_penalty": 0},
+]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 10])
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(o) or "default")
+def test_pettingzoo_api_and_seed(players, options):
+    api_test(uno_v0.env(num_players=players, **options), num_cycles=300)
+    seed_test(lambda: uno_v0.env(num_players=players, **options), num_cycles=300)
+
+
+def play_random_game(env, seed):
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, _ = env.last()
+        totals[agent] += reward
+        if termination or truncation:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(rng.choice(legal)))
+    return totals
+
+
+def test_every_agent_gets_its_final_reward():
+    env = uno_v0.env(num_players=4)
+    for seed in range(5):
+        totals = play_random_game(env, seed)
+        values = sorted(totals.values())
+        assert values[-1] == 1.0 and np.allclose(values[:3], -1 / 3)
+
+
+def test_ansi_render_shows_the_table():
+    env = uno_v0.env(num_players=3, render_mode="ansi")
+    env.reset(seed=1)
+    text = env.render()
+    assert "UNO  3 players" in text and "top card" in text and "P2 [ 7]" in text
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    env = uno_v0.env(num_players=2)
+    env.reset(seed=3)
+    obs = env.observe(env.agent_selection)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    before = env.unwrapped.position()
+    with pytest.raises(IllegalActionError, match="legal here"):
+        env.step(illegal)
+    assert env.unwrapped.position() == before
+
+
+def test_options_reach_the_engine_and_bad_ones_are_refused():
+    env = uno_v0.env(num_players=2, rules={"stacking": True}, uno_penalty=4)
+    assert env.unwrapped.rules.stacking and env.unwrapped.rules.uno_penalty == 4
+    with pytest.raises(ValueError, match="unknown UnoRules option"):
+        uno_v0.env(num_players=2, stackin=True)
+    with pytest.raises(ValueError, match="2 to 10 players"):
+        uno_v0.env(num_players=11)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_gymnasium_env_passes_check_env(players):
+    env = uno_v0.gym_env(opponent=RandomPolicy(0), num_players=players, seat=1)
+    check_env(env, skip_render_check=True)
+
+
+def test_gymnasium_env_plays_whole_games_against_given_policies():
+    calls = []
+
+    def always_first_legal(obs, mask):
+        calls.append(obs.shape)
+        return mask.argmax(axis=1)
+
+    env = uno_v0.gym_env(opponent=[RandomPolicy(1), always_first_legal], num_players=3, seat=0,
+                         render_mode="ansi")
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    returns = []
+    for _ in range(20):
+        done, total = False, 0.0
+        while not done:
+            assert obs["action_mask"].any() and env.engine.current_player[0] == 0
+            assert (env.action_masks() == obs["action_mask"].astype(bool)).all()
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            obs, reward, done, truncated, _ = env.step(action)
+            total += reward
+        returns.append(total)
+        obs, _ = env.reset()
+    assert set(returns) <= {1.0, -0.5} and len(set(returns)) == 2
+    assert calls and all(shape == (1, 328) for shape in calls)
+    assert "P0 [" in env.render() and "#" in env.render()  # other hands hidden from the seat
+
+
+def test_gymnasium_env_seeded_resets_repeat():
+    env = uno_v0.gym_env(opponent=RandomPolicy(), num_players=2, seat=1)
+    a, _ = env.reset(seed=9)
+    first = [env.step(int(np.flatnonzero(a["action_mask"])[0]))[0]["observation"]]
+    b, _ = env.reset(seed=9)
+    np.testing.assert_array_equal(a["observation"], b["observation"])
+    again = env.step(int(np.flatnonzero(b["action_mask"])[0]))[0]["observation"]
+    np.testing.assert_array_equal(first[0], again)
+
+
+def test_gym_env_refuses_bad_arguments():
+    with pytest.raises(ValueError, match="seat must lie in 0..1"):
+        uno_v0.gym_env(opponent=RandomPolicy(), num_players=2, seat=2)
+    with pytest.raises(ValueError, match="one per other seat"):
+        uno_v0.gym_env(opponent=[RandomPolicy()], num_players=3)
+
+
+def test_action_names_work_through_the_env():
+    env = uno_v0.env(num_players=2)
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][action_id("challenge")] == 0
+
+
+def test_gymnasium_illegal_action_loses_or_raises_without_changing_the_game():
+    env = uno_v0.gym_env(opponent=RandomPolicy(0), num_players=2)
+    obs, _ = env.reset(seed=2)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    before = env.engine.position(0)
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert "legal here" in info["illegal_action"] and env.engine.position(0) == before
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    strict = uno_v0.gym_env(opponent=RandomPolicy(0), num_players=2, illegal_action="raise")
+    obs, _ = strict.reset(seed=2)
+    with pytest.raises(IllegalActionError):
+        strict.step(illegal)
+
+
+def test_action_space_sample_draws_a_legal_action():
+    env = uno_v0.gym_env(opponent=RandomPolicy(0), num_players=3)
+    obs, _ = env.reset(seed=5)
+    for _ in range(50):
+        action = env.action_space.sample()
+        assert obs["action_mask"][action] == 1
+        obs, _, done, _, _ = env.step(action)
+        if done:
+            obs, _ = env.reset()
