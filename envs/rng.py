@@ -17,15 +17,15 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
 _MUL2 = np.uint64(0x94D049BB133111EB)
 _MASK64 = (1 << 64) - 1
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 
 
 def splitmix64(x: np.ndarray) -> np.ndarray:
     """SplitMix64 finaliser of a ``uint64`` array (a bijective 64-bit mixer)."""
     x = np.asarray(x, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * _MUL1
-        x = (x ^ (x >> np.uint64(27))) * _MUL2
-    return x ^ (x >> np.uint64(31))
+    x = (x ^ (x >> _S30)) * _MUL1  # uint64 array arithmetic wraps silently
+    x = (x ^ (x >> _S27)) * _MUL2
+    return x ^ (x >> _S31)
 
 
 def game_seeds(seed: int | np.ndarray | list[int] | None, num_games: int) -> np.ndarray:
@@ -47,12 +47,13 @@ def game_seeds(seed: int | np.ndarray | list[int] | None, num_games: int) -> np.
     return seeds
 
 
+_SLOTS = np.arange(1, 257, dtype=np.uint64) * _GOLDEN
+
+
 def random_bits(seeds: np.ndarray, counters: np.ndarray, width: int) -> np.ndarray:
-    """``uint64 [k, width]`` random words for games with these seeds at these counters."""
-    with np.errstate(over="ignore"):
-        base = splitmix64(seeds ^ splitmix64(counters))
-        slots = np.arange(1, width + 1, dtype=np.uint64) * _GOLDEN
-        return splitmix64(base[:, None] + slots[None, :])
+    """``uint64 [k, width]`` random words for games with these seeds at these counters (width <= 256)."""
+    base = splitmix64(seeds ^ (counters * _MUL2))
+    return splitmix64(base[:, None] + _SLOTS[None, :width])
 
 
 def uniform(bits: np.ndarray) -> np.ndarray:

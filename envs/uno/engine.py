@@ -82,12 +82,50 @@ MATCH = _match_table()
 PENDING_CONTEXT = 5
 #: ``bool [4, 54]``: the coloured card types of each colour (a wild is no colour).
 COLOUR_TYPES = np.stack([TYPE_COLOUR == c for c in range(NUM_COLOURS)])
-_ACTION_CATEGORY = np.zeros(A.NUM_ACTIONS, dtype=np.int64)  # 0 = play a card
-for _i, _a in enumerate((A.DRAW, A.PASS, A.CHALLENGE, A.ACCEPT, A.UNO, A.SILENT), start=1):
-    _ACTION_CATEGORY[_a] = _i
-_ACTION_CATEGORY[A.CHOOSE_COLOUR :] = 7
-(_CAT_PLAY, _CAT_DRAW, _CAT_PASS, _CAT_CHALLENGE, _CAT_ACCEPT, _CAT_UNO, _CAT_SILENT, _CAT_COLOUR, _CAT_NONE) = range(9)
+#: Action kinds handled together in ``step``: a card play, a draw, keeping the drawn
+#: card, answering a Wild Draw Four, the UNO decision, naming a starting colour.
+_CAT_PLAY, _CAT_DRAW, _CAT_PASS, _CAT_ANSWER, _CAT_DECLARE, _CAT_COLOUR, _CAT_NONE = range(7)
+_ACTION_CATEGORY = np.full(A.NUM_ACTIONS, _CAT_PLAY, dtype=np.int64)
+_ACTION_CATEGORY[A.DRAW] = _CAT_DRAW
+_ACTION_CATEGORY[A.PASS] = _CAT_PASS
+_ACTION_CATEGORY[[A.CHALLENGE, A.ACCEPT]] = _CAT_ANSWER
+_ACTION_CATEGORY[[A.UNO, A.SILENT]] = _CAT_DECLARE
+_ACTION_CATEGORY[A.CHOOSE_COLOUR :] = _CAT_COLOUR
 _VALUE = TYPE_VALUE.astype(np.int64)
+_PADDED_TYPES = 56  # NUM_CARD_TYPES rounded up to whole uint64 words
+# Observation offsets (envs.uno.observation documents the layout).
+_HAND = FIELDS["hand"].slice
+_TOP = FIELDS["top_card"].start
+_COLOUR = FIELDS["colour"].start
+_DIRECTION = FIELDS["direction"].start
+_NUM_PLAYERS = FIELDS["num_players"].start
+_HAND_SIZES = FIELDS["hand_sizes"].start
+_UNO_DECLARED = FIELDS["uno_declared"].start
+_SCORES = FIELDS["scores"].start
+_DRAW_PILE_SIZE = FIELDS["draw_pile_size"].start
+_DISCARD_PILE_SIZE = FIELDS["discard_pile_size"].start
+_DISCARD_COUNTS = FIELDS["discard_counts"].slice
+_PHASE = FIELDS["phase"].start
+_PENDING_DRAW = FIELDS["pending_draw"].start
+_DRAWN_CARD = FIELDS["drawn_card"].start
+_CHALLENGE_COLOUR = FIELDS["challenge_colour"].start
+_REVEALED_HAND = FIELDS["revealed_hand"].slice
+_REVEALED_SEAT = FIELDS["revealed_seat"].start
+
+
+def _shuffled(piles: np.ndarray, sizes: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """``piles[j, :sizes[j]]`` in the random order given by ``bits``; the rest of each row after."""
+    bits[np.arange(piles.shape[1])[None, :] >= sizes[:, None]] = np.iinfo(np.uint64).max
+    return np.take_along_axis(piles, np.argsort(bits, axis=1), axis=1)
+
+
+def _any_per_row(padded: np.ndarray) -> np.ndarray:
+    """``padded.any(axis=1)`` for a bool ``[B, 56]`` array, as seven uint64 ORs (much faster)."""
+    words = padded.view(np.uint64)
+    out = words[:, 0] | words[:, 1]
+    for w in range(2, words.shape[1]):
+        out |= words[:, w]
+    return out != 0
 
 
 class IllegalActionError(ValueError):
@@ -136,7 +174,13 @@ class UnoEngine:
         """The whole game state. Piles are stacks of card type ids."""
         B, P = self.num_games, self.num_players
         self._ar = np.arange(B)
+        self._row_base = self._ar * P  # game b's seat p is row b * P + p of [B * P, ...] views
+        seat = np.arange(P)
+        # _seat_order[2 * viewer + (direction < 0)]: seats in the direction of play from the viewer
+        self._seat_order = np.stack([(v + d * seat) % P for v in range(P) for d in (1, -1)])
         self.hands = np.zeros((B, P, NUM_CARD_TYPES), np.int8)  # copies of each type held
+        self._hands_flat = self.hands.reshape(-1)  # a view, for flat-index updates
+        self._hand_rows = self.hands.reshape(B * P, NUM_CARD_TYPES)
         self.hand_size = np.zeros((B, P), np.int64)
         self.draw_pile = np.zeros((B, DECK_SIZE), np.int8)  # cards in [draw_top, draw_end)
         self.draw_top = np.zeros(B, np.int64)  # next card drawn
@@ -237,23 +281,24 @@ class UnoEngine:
         else:
             present = np.bincount(category, minlength=_CAT_NONE + 1)
             groups = {c: np.flatnonzero(category == c) for c in np.flatnonzero(present)}
+        effect = []  # games whose played card takes effect now
         for cat, g in groups.items():
             a = actions[g]
             if cat == _CAT_PLAY:
-                self._play(g, A.ACTION_CARD[a], A.ACTION_COLOUR[a])
+                effect.append(self._play(g, A.ACTION_CARD[a], A.ACTION_COLOUR[a]))
+            elif cat == _CAT_DECLARE:
+                effect.append(self._declare_uno(g, a == A.UNO))
             elif cat == _CAT_DRAW:
                 self._draw_action(g)
+            elif cat == _CAT_ANSWER:
+                self._answer_challenge(g, a == A.CHALLENGE)
             elif cat == _CAT_PASS:
                 self._pass_turn(g, 1)
-            elif cat == _CAT_CHALLENGE:
-                self._answer_challenge(g, challenge=True)
-            elif cat == _CAT_ACCEPT:
-                self._answer_challenge(g, challenge=False)
-            elif cat in (_CAT_UNO, _CAT_SILENT):
-                self._declare_uno(g, declared=cat == _CAT_UNO)
             elif cat == _CAT_COLOUR:
                 self.colour[g] = A.ACTION_COLOUR[a]
                 self.phase[g] = PLAY
+        if effect:
+            self._apply_effect(effect[0] if len(effect) == 1 else np.concatenate(effect))
 
         done = self._done
         finished = np.flatnonzero(done)
@@ -317,9 +362,11 @@ class UnoEngine:
         B = self.num_games
         mask = np.zeros((B, A.NUM_ACTIONS), bool)
         phase = self.phase
-        hand = self.hands[self._ar, self.current]
-        playable = (hand > 0) & MATCH[self._match_rows(slice(None))]
         in_play = phase == PLAY
+        hand = self._hand_rows.take(self._row_base + self.current, axis=0)
+        playable = np.empty((B, _PADDED_TYPES), bool)  # padded so a row is seven uint64 words
+        np.logical_and(hand > 0, MATCH.take(self._match_rows(slice(None)), axis=0), out=playable[:, :NUM_CARD_TYPES])
+        playable[:, NUM_CARD_TYPES:] = False
         playable &= in_play[:, None]
         mask[:, : A.NUM_COLOURED_TYPES] = playable[:, : A.NUM_COLOURED_TYPES]
         mask[:, A.PLAY_WILD : A.PLAY_WILD + 4] = playable[:, 52:53]
@@ -327,7 +374,8 @@ class UnoEngine:
         if self.rules.draw_anytime:
             mask[:, A.DRAW] = in_play
         else:
-            mask[:, A.DRAW] = in_play & ((self.pending_draw > 0) | ~playable.any(axis=1))
+            nothing = ~_any_per_row(playable)
+            mask[:, A.DRAW] = in_play & (nothing | (self.pending_draw > 0))
         if not in_play.all():
             g = np.flatnonzero(phase == DRAWN)
             if g.size:
@@ -354,35 +402,32 @@ class UnoEngine:
         B, P = self.num_games, self.num_players
         ar = self._ar
         obs = np.zeros((B, OBS_SIZE), np.float32)
-        F = FIELDS
-        obs[:, F["hand"].slice] = self.hands[ar, viewer]
-        obs[ar, F["top_card"].start + self.top] = 1.0
+        obs[:, _HAND] = self._hand_rows.take(self._row_base + viewer, axis=0)
+        obs[ar, _TOP + self.top] = 1.0
         has_colour = np.flatnonzero(self.colour >= 0)
-        obs[has_colour, F["colour"].start + self.colour[has_colour]] = 1.0
-        obs[:, F["direction"].start] = self.direction
-        obs[:, F["num_players"].start] = P
-        seats = (viewer[:, None] + self.direction[:, None] * np.arange(P)) % P
-        start = F["hand_sizes"].start
-        obs[:, start : start + P] = np.take_along_axis(self.hand_size, seats, axis=1)
-        start = F["uno_declared"].start
-        obs[:, start : start + P] = np.take_along_axis(self.uno_declared, seats, axis=1)
-        start = F["scores"].start
-        obs[:, start : start + P] = np.take_along_axis(self.scores, seats, axis=1) / self.rules.target_score
-        obs[:, F["draw_pile_size"].start] = self.draw_end - self.draw_top
-        obs[:, F["discard_pile_size"].start] = self.discard_len
-        obs[:, F["discard_counts"].slice] = self.discard_counts
+        obs[has_colour, _COLOUR + self.colour[has_colour]] = 1.0
+        obs[:, _DIRECTION] = self.direction
+        obs[:, _NUM_PLAYERS] = P
+        # Relative seats in the direction of play, as flat indices into [B, P] arrays.
+        seats = self._seat_order.take(viewer * 2 + (self.direction < 0), axis=0) + self._row_base[:, None]
+        obs[:, _HAND_SIZES : _HAND_SIZES + P] = self.hand_size.ravel().take(seats)
+        obs[:, _UNO_DECLARED : _UNO_DECLARED + P] = self.uno_declared.ravel().take(seats)
+        obs[:, _SCORES : _SCORES + P] = self.scores.ravel().take(seats) * (1.0 / self.rules.target_score)
+        obs[:, _DRAW_PILE_SIZE] = self.draw_end - self.draw_top
+        obs[:, _DISCARD_PILE_SIZE] = self.discard_len
+        obs[:, _DISCARD_COUNTS] = self.discard_counts
         live = np.flatnonzero(self.phase < OVER)
-        obs[live, F["phase"].start + self.phase[live]] = 1.0
-        obs[:, F["pending_draw"].start] = self.pending_draw
+        obs[live, _PHASE + self.phase[live]] = 1.0
+        obs[:, _PENDING_DRAW] = self.pending_draw
         g = np.flatnonzero(self.drawn_card >= 0)
-        obs[g, F["drawn_card"].start + self.drawn_card[g]] = 1.0
+        obs[g, _DRAWN_CARD + self.drawn_card[g]] = 1.0
         g = np.flatnonzero(self.challenge_colour >= 0)
-        obs[g, F["challenge_colour"].start + self.challenge_colour[g]] = 1.0
+        obs[g, _CHALLENGE_COLOUR + self.challenge_colour[g]] = 1.0
         g = np.flatnonzero(self.revealed_to == viewer)
         if g.size:
-            obs[g, F["revealed_hand"].slice] = self.revealed_hand[g]
+            obs[g, _REVEALED_HAND] = self.revealed_hand[g]
             rel = ((self.revealed_from[g] - viewer[g]) * self.direction[g]) % P
-            obs[g, F["revealed_seat"].start + rel] = 1.0
+            obs[g, _REVEALED_SEAT + rel] = 1.0
         return obs
 
     # ------------------------------------------------------------------ dealing
@@ -412,11 +457,7 @@ class UnoEngine:
         # A Wild Draw Four turned first goes back; the pile is reshuffled and another turned.
         redo = games[self.draw_pile[games, 0] == WILD_DRAW_FOUR]
         while redo.size:
-            n = self.draw_end[redo]
-            bits = self._random(redo, DECK_SIZE)
-            bits[np.arange(DECK_SIZE)[None, :] >= n[:, None]] = np.iinfo(np.uint64).max
-            order = np.argsort(bits, axis=1)
-            self.draw_pile[redo] = np.take_along_axis(self.draw_pile[redo], order, axis=1)
+            self.draw_pile[redo] = _shuffled(self.draw_pile[redo], self.draw_end[redo], self._random(redo, DECK_SIZE))
             redo = redo[self.draw_pile[redo, 0] == WILD_DRAW_FOUR]
         first_card = self.draw_pile[games, 0].astype(np.int64)
         self.draw_top[games] = 1
@@ -460,42 +501,58 @@ class UnoEngine:
 
         An empty draw pile is refilled from the discard pile (all but its top card);
         when both are empty the player draws what there is, possibly nothing. Returns
-        the last card each drew (-1 if none).
+        the last card each drew (-1 if none). ``games`` holds each game at most once.
         """
-        counts = np.broadcast_to(np.asarray(counts, dtype=np.int64), games.shape)
-        last = np.full(games.size, -1, np.int64)
-        for j in range(int(counts.max(initial=0))):
-            sel = np.flatnonzero(counts > j)
-            g = games[sel]
-            empty = self.draw_top[g] >= self.draw_end[g]
-            if empty.any():
-                self._reshuffle(g[empty])
-                ok = self.draw_top[g] < self.draw_end[g]
-                sel, g = sel[ok], g[ok]
-            card = self.draw_pile[g, self.draw_top[g]].astype(np.int64)
-            self.draw_top[g] += 1
-            p = players[sel]
-            self.hands[g, p, card] += 1
-            self.hand_size[g, p] += 1
-            last[sel] = card
+        k = games.size
+        if not k:
+            return np.empty(0, np.int64)
+        counts = np.full(k, counts, np.int64) if np.ndim(counts) == 0 else np.asarray(counts, np.int64)
+        available = self.draw_end[games] - self.draw_top[games]
+        short = np.flatnonzero(available < counts)
+        if not short.size:
+            return self._take_from_pile(games, players, counts)
+        # The pile runs out: take what is left, reshuffle, then take the rest if there is any.
+        last = self._take_from_pile(games, players, np.minimum(counts, available))
+        g, p = games[short], players[short]
+        self._reshuffle(g)
+        rest = np.minimum(counts[short] - available[short], self.draw_end[g] - self.draw_top[g])
+        more = self._take_from_pile(g, p, rest)
+        last[short] = np.where(rest > 0, more, last[short])
+        return last
+
+    def _take_from_pile(self, games: np.ndarray, players: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Move ``counts`` cards (all present) from the top of the draw pile to the hands."""
+        top = self.draw_top[games]
+        P = self.num_players
+        if (counts == 1).all():
+            cards = self.draw_pile.ravel().take(games * DECK_SIZE + top)
+            self._hands_flat[(games * P + players) * NUM_CARD_TYPES + cards] += 1
+            last = cards.astype(np.int64)
+        else:
+            most = int(counts.max(initial=0))
+            offsets = np.arange(most)
+            slots = np.minimum(top[:, None] + offsets, DECK_SIZE - 1)
+            cards = self.draw_pile.ravel().take(games[:, None] * DECK_SIZE + slots).astype(np.int64)
+            flat = ((games * P + players) * NUM_CARD_TYPES)[:, None] + cards
+            np.add.at(self._hands_flat, flat[offsets < counts[:, None]], 1)
+            last = cards[np.arange(games.size), np.maximum(counts - 1, 0)] if most else np.full(games.size, -1)
+            last[counts == 0] = -1
+        self.hand_size[games, players] += counts
+        self.draw_top[games] = top + counts
         return last
 
     def _reshuffle(self, games: np.ndarray) -> None:
-        """Shuffle the discard pile but its top card into a new draw pile (rare)."""
+        """Shuffle the discard pile but its top card into a new draw pile (the draw pile is empty)."""
         games = games[self.discard_len[games] > 1]
         if not games.size:
             return
         n = self.discard_len[games] - 1
-        bits = self._random(games, DECK_SIZE)
-        bits[np.arange(DECK_SIZE)[None, :] >= n[:, None]] = np.iinfo(np.uint64).max
-        order = np.argsort(bits, axis=1)
-        self.draw_pile[games] = np.take_along_axis(self.discard[games], order, axis=1)
+        self.draw_pile[games] = _shuffled(self.discard[games], n, self._random(games, DECK_SIZE))
         self.draw_top[games] = 0
         self.draw_end[games] = n
         top = self.top[games]
-        self.discard[games] = 0
-        self.discard[games, 0] = top
         self.discard_len[games] = 1
+        self.discard[games, 0] = top
         self.discard_counts[games] = 0
         self.discard_counts[games, top] = 1
 
@@ -509,8 +566,9 @@ class UnoEngine:
         self.phase[games] = PLAY
         self.drawn_card[games] = -1
 
-    def _play(self, games: np.ndarray, card: np.ndarray, named: np.ndarray) -> None:
-        """Move ``card`` from the player's hand to the discard pile, then resolve it."""
+    def _play(self, games: np.ndarray, card: np.ndarray, named: np.ndarray) -> np.ndarray:
+        """Move ``card`` from the player's hand to the discard pile; a last card ends the hand,
+        a second-to-last asks for UNO. Returns the games whose card takes effect now."""
         p = self.current[games]
         self.hands[games, p, card] -= 1
         self.hand_size[games, p] -= 1
@@ -536,7 +594,7 @@ class UnoEngine:
         if declare.any():
             self.phase[games[declare]] = UNO
         rest = ~(out | declare)
-        self._apply_effect(games[rest] if not rest.all() else games)
+        return games if rest.all() else games[rest]
 
     def _apply_effect(self, games: np.ndarray) -> None:
         """Effect of the top card just played by the current player; passes the turn."""
@@ -582,39 +640,45 @@ class UnoEngine:
         self.drawn_card[games[playable]] = card[playable]
         self._pass_turn(games[~playable], 1)
 
-    def _answer_challenge(self, games: np.ndarray, challenge: bool) -> None:
-        """Accept (draw 4, lose the turn) or challenge the Wild Draw Four just played."""
-        challenger = self.current[games]
-        self.challenge_colour[games] = -1
-        if not challenge:
-            self._draw_cards(games, challenger, WILD_DRAW_FOUR_DRAW)
-            self._pass_turn(games, 1)
-            return
-        bluffer = self._advance(games, challenger, -1)
-        self.revealed_hand[games] = self.hands[games, bluffer]
-        self.revealed_to[games] = challenger
-        self.revealed_from[games] = bluffer
-        guilty = self.challenge_guilty[games]
-        self._draw_cards(games[guilty], bluffer[guilty], WILD_DRAW_FOUR_DRAW)
-        self.phase[games[guilty]] = PLAY  # the challenger plays on the declared colour
-        innocent = games[~guilty]
-        self._draw_cards(innocent, challenger[~guilty], INNOCENT_CHALLENGE_DRAW)
-        self._pass_turn(innocent, 1)
+    def _answer_challenge(self, games: np.ndarray, challenge: np.ndarray) -> None:
+        """Accept (draw 4, lose the turn) or challenge the Wild Draw Four just played.
 
-    def _declare_uno(self, games: np.ndarray, declared: bool) -> None:
+        A guilty player draws 4 and the challenger plays on; an innocent one makes the
+        challenger draw 6 and lose the turn. Either way the challenger sees the hand.
+        """
+        challenger = self.current[games]
+        bluffer = self._advance(games, challenger, -1)
+        self.challenge_colour[games] = -1
+        shown = games[challenge]
+        if shown.size:
+            self.revealed_hand[shown] = self.hands[shown, bluffer[challenge]]
+            self.revealed_to[shown] = challenger[challenge]
+            self.revealed_from[shown] = bluffer[challenge]
+        guilty = challenge & self.challenge_guilty[games]
+        drawer = np.where(guilty, bluffer, challenger)
+        count = np.where(challenge & ~guilty, INNOCENT_CHALLENGE_DRAW, WILD_DRAW_FOUR_DRAW)
+        self._draw_cards(games, drawer, count)
+        self.phase[games] = PLAY  # a guilty player's challenger plays on the declared colour
+        self._pass_turn(games[~guilty], 1)
+
+    def _declare_uno(self, games: np.ndarray, declared: np.ndarray) -> np.ndarray:
+        """Declare UNO or stay silent (caught with ``uno_catch_prob``: penalty draw).
+
+        Returns the games, whose played card takes effect next.
+        """
         p = self.current[games]
-        if declared:
-            self.uno_declared[games, p] = True
+        self.uno_declared[games[declared], p[declared]] = True
+        silent = ~declared
+        prob = float(self.rules.uno_catch_prob)
+        if prob < 1.0 and silent.any():
+            caught = np.zeros(games.size, bool)
+            if prob > 0.0:
+                caught[silent] = rng.uniform(self._random(games[silent], 1)[:, 0]) < prob
         else:
-            prob = float(self.rules.uno_catch_prob)
-            if prob >= 1.0:
-                caught = np.ones(games.size, bool)
-            elif prob <= 0.0:
-                caught = np.zeros(games.size, bool)
-            else:
-                caught = rng.uniform(self._random(games, 1)[:, 0]) < prob
+            caught = silent
+        if caught.any():
             self._draw_cards(games[caught], p[caught], self.rules.uno_penalty)
-        self._apply_effect(games)
+        return games
 
     # ------------------------------------------------------------------ scoring
     def _end_hand(self, games: np.ndarray, winner: np.ndarray) -> None:

@@ -1,0 +1,171 @@
+"""Engine speed: random-play steps per second of the batched engine, the PettingZoo loop and RLCard's UNO.
+
+Every figure is the median of several timed runs in this one process, pinned to one CPU
+core, and RLCard's UNO env loop (``pip install -e ".[bench]"``) runs in the same process
+as the reference, so the ratios hold even on a noisy machine. A "step" is one decision of
+one game, with the legal actions, the observation and the mask computed for the next one
+and a random legal action chosen (RLCard: ``env.step`` with its state extraction).
+
+    python bench/engine_speed.py                    # full table, JSON to bench/results/
+    python bench/engine_speed.py --quick            # a smaller sweep for a smoke check
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agents.policy import RandomPolicy  # noqa: E402
+from envs import uno_v0  # noqa: E402
+from envs.uno import UnoEngine  # noqa: E402
+
+
+def pin_to_one_core() -> str:
+    if hasattr(os, "sched_setaffinity"):
+        core = sorted(os.sched_getaffinity(0))[0]
+        os.sched_setaffinity(0, {core})
+        return f"pinned to core {core}"
+    return "not pinned (no sched_setaffinity)"
+
+
+def median_rate(run: Callable[[float], tuple[int, float]], repeats: int, seconds: float) -> dict[str, float]:
+    """Median steps/s of ``repeats`` runs of about ``seconds`` each (plus one warm-up)."""
+    run(min(seconds, 0.2))
+    rates = []
+    for _ in range(repeats):
+        steps, elapsed = run(seconds)
+        rates.append(steps / elapsed)
+    return {"steps_per_s": statistics.median(rates), "min": min(rates), "max": max(rates), "runs": repeats}
+
+
+def engine_runner(batch: int, players: int) -> Callable[[float], tuple[int, float]]:
+    eng = UnoEngine(num_games=batch, num_players=players, seed=0)
+    policy = RandomPolicy(0)
+    state = {"obs_mask": eng.reset()}
+
+    def run(seconds: float) -> tuple[int, float]:
+        obs, mask = state["obs_mask"]
+        steps, start = 0, time.perf_counter()
+        while True:
+            for _ in range(10):
+                obs, mask, _, _ = eng.step(policy(obs, mask))
+            steps += 10 * batch
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                state["obs_mask"] = (obs, mask)
+                return steps, elapsed
+
+    return run
+
+
+def aec_runner(players: int) -> Callable[[float], tuple[int, float]]:
+    env = uno_v0.env(num_players=players)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+
+    def run(seconds: float) -> tuple[int, float]:
+        steps, start = 0, time.perf_counter()
+        while True:
+            for agent in env.agent_iter():
+                obs, _, termination, truncation, _ = env.last()
+                if termination or truncation:
+                    env.step(None)
+                    continue
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[rng.integers(legal.size)]))
+                steps += 1
+            env.reset()
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                return steps, elapsed
+
+    return run
+
+
+def rlcard_runner(players: int) -> Callable[[float], tuple[int, float]] | None:
+    try:
+        import rlcard
+    except ImportError:
+        return None
+    env = rlcard.make("uno", config={"seed": 0, "game_num_players": players})
+    rng = np.random.default_rng(0)
+
+    def run(seconds: float) -> tuple[int, float]:
+        steps, start = 0, time.perf_counter()
+        while True:
+            state, _ = env.reset()
+            while not env.is_over():
+                legal = list(state["legal_actions"])
+                state, _ = env.step(legal[rng.integers(len(legal))])
+                steps += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                return steps, elapsed
+
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter runs")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=1.0, help="length of one timed run")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "engine_speed.json"))
+    args = parser.parse_args()
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    pinned = pin_to_one_core()
+    repeats, seconds = (3, 0.3) if args.quick else (args.repeats, args.seconds)
+    batches, player_counts = ([1, 1024], [2, 4]) if args.quick else ([1, 64, 1024, 8192], [2, 4, 10])
+
+    rows = []
+    reference = {}
+    for players in player_counts:
+        run = rlcard_runner(players) if players <= 10 else None
+        if run is not None:
+            reference[players] = median_rate(run, repeats, seconds)
+            rows.append({"what": "rlcard uno env loop", "batch": 1, "players": players, **reference[players]})
+        rows.append({"what": "pettingzoo aec loop", "batch": 1, "players": players,
+                     **median_rate(aec_runner(players), repeats, seconds)})
+        for batch in batches:
+            rows.append({"what": "unolab engine", "batch": batch, "players": players,
+                         **median_rate(engine_runner(batch, players), repeats, seconds)})
+        console.print(f"{players} players done")
+
+    table = Table(title=f"Random-play steps per second, median of {repeats} runs ({pinned})")
+    for col in ("what", "players", "batch", "steps/s", "x rlcard"):
+        table.add_column(col, justify="right" if col != "what" else "left")
+    for row in rows:
+        ref = reference.get(row["players"])
+        row["x_rlcard"] = row["steps_per_s"] / ref["steps_per_s"] if ref else None
+        ratio = f"{row['x_rlcard']:.2f}" if row["x_rlcard"] is not None else "-"
+        table.add_row(row["what"], str(row["players"]), str(row["batch"]), f"{row['steps_per_s']:,.0f}", ratio)
+    console.print(table)
+
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine(),
+            "processor": platform.processor(), "cpu": pinned, "repeats": repeats, "seconds_per_run": seconds,
+            "date": time.strftime("%Y-%m-%d")}
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
+    tmp.replace(out)
+    console.print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
