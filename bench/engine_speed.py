@@ -78,7 +78,7 @@ def aec_runner(players: int) -> Callable[[float], tuple[int, float]]:
     def run(seconds: float) -> tuple[int, float]:
         steps, start = 0, time.perf_counter()
         while True:
-            for agent in env.agent_iter():
+            for _agent in env.agent_iter():
                 obs, _, termination, truncation, _ = env.last()
                 if termination or truncation:
                     env.step(None)
