@@ -42,5 +42,7 @@ class RandomPolicy:
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         mask = check_masks(mask)
-        noise = self.rng.random(mask.shape, dtype=np.float32)
-        return np.where(mask, noise + 1.0, 0.0).argmax(axis=1)
+        score = self.rng.random(mask.shape, dtype=np.float32)
+        score += 1.0  # legal actions score in [1, 2), illegal ones 0
+        score *= mask
+        return score.argmax(axis=1)

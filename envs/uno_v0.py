@@ -156,7 +156,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; use render_mode='ansi'")
             return None
-        return render_position(self.position())
+        return render_position(self.position(), target_score=self.rules.target_score if self.rules.match else None)
 
     def close(self) -> None:
         pass
@@ -259,7 +259,8 @@ class UnoGymEnv(gym.Env):
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        return render_position(self.engine.position(0), viewer=self.seat)
+        target = self.rules.target_score if self.rules.match else None
+        return render_position(self.engine.position(0), viewer=self.seat, target_score=target)
 
 
 def gym_env(opponent: BatchedPolicy | Sequence[BatchedPolicy], num_players: int = 2, seat: int = 0,

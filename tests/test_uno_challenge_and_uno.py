@@ -171,3 +171,26 @@ def test_second_to_last_wild_draw_four_declares_before_the_challenge():
     assert pos["challenge"]["guilty"] is True  # guilt is judged on the hand before the penalty
     act(eng, "challenge")
     assert len(hand(eng, 0)) == 7
+
+
+def test_a_saved_game_keeps_the_pending_challenge_through_the_uno_decision():
+    eng = engine(position([["R1", "W+4"], ["Y3", "Y4", "Y5"]], top="R5", draw=DRAW))
+    act(eng, "play W+4 B")  # guilty (holds R1), second-to-last card: UNO first
+    pos = eng.position(0)
+    assert pos["phase"] == "uno" and pos["challenge"] == {"player": 0, "previous_colour": "R", "guilty": True}
+    copy = UnoEngine.from_positions([pos], rules=UnoRules(), auto_reset=False)
+    for e in (eng, copy):
+        act(e, "uno", "challenge")
+    assert eng.position(0) == copy.position(0) and len(hand(eng, 0)) == 5
+
+
+def test_a_saved_game_with_a_stacked_draw_two_before_the_uno_decision_reloads():
+    eng = engine(position([["R1", "R+2", "R3"], ["Y+2", "Y2"], ["G1", "G2", "G3"]], top="R5", draw=DRAW),
+                 stacking=True)
+    act(eng, "play R+2", "play Y+2")
+    pos = eng.position(0)
+    assert pos["phase"] == "uno" and pos["pending_draw"] == 2  # the Y+2 adds its two after the decision
+    copy = UnoEngine.from_positions([pos], rules=UnoRules(stacking=True), auto_reset=False)
+    for e in (eng, copy):
+        act(e, "uno")
+    assert eng.position(0) == copy.position(0) and eng.position(0)["pending_draw"] == 4

@@ -57,6 +57,12 @@ def test_ansi_render_shows_the_table():
     assert "UNO  3 players" in text and "top card" in text and "P2 [ 7]" in text
 
 
+def test_match_render_shows_the_points_still_missing_to_the_target():
+    env = uno_v0.env(num_players=2, render_mode="ansi", match=True, target_score=300)
+    env.reset(seed=1)
+    assert "score    0 (needs 300)" in env.render()
+
+
 def test_illegal_action_raises_and_changes_nothing():
     env = uno_v0.env(num_players=2)
     env.reset(seed=3)

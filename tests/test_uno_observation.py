@@ -86,3 +86,57 @@ def test_observation_is_the_same_size_for_every_table():
     for players in (2, 5, 10):
         obs, mask = UnoEngine(num_games=2, num_players=players, rules=UnoRules(), seed=0).reset()
         assert obs.shape == (2, OBS_SIZE) and mask.shape == (2, 70)
+
+
+def scramble_hidden(pos: dict, seat: int, rng: np.random.Generator, rules: UnoRules) -> dict:
+    """The same position as ``seat`` sees it: the cards it cannot see (other hands, the draw
+    pile, another player's drawn card) dealt anew with the same sizes."""
+    pos = {**pos, "hands": [list(h) for h in pos["hands"]]}
+    others = [p for p in range(pos["num_players"]) if p != seat]
+    pool = [c for p in others for c in pos["hands"][p]] + list(pos["draw_pile"])
+    rng.shuffle(pool)
+    for p in others:
+        n = len(pos["hands"][p])
+        pos["hands"][p], pool = pool[:n], pool[n:]
+    pos["draw_pile"] = pool
+    if pos["challenge"] is not None:
+        pos["challenge"] = {**pos["challenge"], "guilty": not pos["challenge"]["guilty"]}  # hidden too
+    if pos["drawn_card"] is not None and pos["current_player"] != seat:
+        # Any card of the drawer's new hand the engine accepts as a playable drawn card.
+        for card in pos["hands"][pos["current_player"]]:
+            try:
+                UnoEngine.from_positions([{**pos, "drawn_card": card}], rules=rules)
+            except ValueError:
+                continue
+            pos["drawn_card"] = card
+            break
+        else:
+            return scramble_hidden(pos, seat, rng, rules)
+    return pos
+
+
+def test_no_seat_sees_hidden_information_in_random_play():
+    rules = UnoRules(must_play_drawn=False, draw_anytime=True, stacking=True)
+    eng = UnoEngine(num_games=16, num_players=3, rules=rules, seed=8)
+    _, mask = eng.reset()
+    rng = np.random.default_rng(0)
+    checked = set()
+    for _ in range(120):
+        for i in range(eng.num_games):
+            pos = eng.position(i)
+            for seat in range(3):
+                other = UnoEngine.from_positions([scramble_hidden(pos, seat, rng, rules)], rules=rules)
+                mine = UnoEngine.from_positions([pos], rules=rules)
+                np.testing.assert_array_equal(mine.observe(seats=seat)[0], other.observe(seats=seat)[0])
+                np.testing.assert_array_equal(mine.observe(seats=seat)[1], other.observe(seats=seat)[1])
+                checked.add((pos["phase"], seat == pos["current_player"]))
+        _, mask, _, _ = eng.step(np.where(mask, rng.random(mask.shape) + 1, 0).argmax(axis=1))
+    assert {("drawn", False), ("drawn", True), ("challenge", True), ("challenge", False)} <= checked
+
+
+def test_other_seats_do_not_see_the_card_just_drawn():
+    eng = engine(position([["B1", "B2"], ["Y1", "Y2"], ["G9"]], draw=["R7", "G1"]))
+    act(eng, "draw")
+    assert decode(eng.observe(seats=0)[0])["drawn_card"][0] == card_type("R7")
+    for seat in (1, 2):
+        assert decode(eng.observe(seats=seat)[0])["drawn_card"][0] == -1

@@ -261,7 +261,8 @@ class UnoEngine:
         """Apply one action per game; returns ``obs, mask, rewards [B, P], done [B]``.
 
         Raises :class:`IllegalActionError` (naming the game, the action and the legal
-        ones) before changing anything if any action is illegal.
+        ones) before changing anything if any action is illegal. With ``auto_reset``
+        off, a finished game stays in phase ``over`` and ignores its action.
         """
         actions = self._check_actions(actions)
         B = self.num_games
@@ -274,13 +275,12 @@ class UnoEngine:
         self.revealed_to[self.revealed_to == self.current] = -1
 
         category = _ACTION_CATEGORY[actions]
-        if not self.auto_reset:
-            category[self.phase == OVER] = _CAT_NONE  # finished games ignore their action
+        category[self.phase == OVER] = _CAT_NONE  # finished games (auto_reset off) ignore their action
         if B == 1:
             groups = {int(category[0]): self._ar}
         else:
             present = np.bincount(category, minlength=_CAT_NONE + 1)
-            groups = {c: np.flatnonzero(category == c) for c in np.flatnonzero(present)}
+            groups = {c: (category == c).nonzero()[0] for c in present.nonzero()[0]}
         effect = []  # games whose played card takes effect now
         for cat, g in groups.items():
             a = actions[g]
@@ -301,7 +301,7 @@ class UnoEngine:
             self._apply_effect(effect[0] if len(effect) == 1 else np.concatenate(effect))
 
         done = self._done
-        finished = np.flatnonzero(done)
+        finished = done.nonzero()[0]
         if finished.size:
             if self.auto_reset:
                 self._new_episode(finished)
@@ -329,7 +329,7 @@ class UnoEngine:
             else:
                 raise ValueError(f"actions must be integers (action ids), got dtype {arr.dtype}")
         arr = arr.astype(np.int64, copy=False)
-        bad = np.flatnonzero((arr < 0) | (arr >= A.NUM_ACTIONS))
+        bad = ((arr < 0) | (arr >= A.NUM_ACTIONS)).nonzero()[0]
         if bad.size:
             i = int(bad[0])
             raise IllegalActionError(
@@ -338,7 +338,7 @@ class UnoEngine:
             )
         mask = self._mask if self._mask is not None else self._legal_mask()
         self._mask = mask
-        illegal = np.flatnonzero(~mask[self._ar, arr] & (self.phase != OVER))
+        illegal = (~mask[self._ar, arr] & (self.phase != OVER)).nonzero()[0]
         if illegal.size:
             i = int(illegal[0])
             raise IllegalActionError(
@@ -351,7 +351,7 @@ class UnoEngine:
 
     def _legal_names(self, i: int) -> str:
         mask = self._mask if self._mask is not None else self._legal_mask()
-        return ", ".join(f"'{A.ACTION_NAMES[a]}'" for a in np.flatnonzero(mask[i])) or "none"
+        return ", ".join(f"'{A.ACTION_NAMES[a]}'" for a in mask[i].nonzero()[0]) or "none"
 
     # ------------------------------------------------------------------ legal actions
     def _match_rows(self, games: np.ndarray | slice) -> np.ndarray:
@@ -377,7 +377,7 @@ class UnoEngine:
             nothing = ~_any_per_row(playable)
             mask[:, A.DRAW] = in_play & (nothing | (self.pending_draw > 0))
         if not in_play.all():
-            g = np.flatnonzero(phase == DRAWN)
+            g = (phase == DRAWN).nonzero()[0]
             if g.size:
                 card = self.drawn_card[g]
                 cols = np.where(IS_WILD[card], -1, card)
@@ -387,13 +387,13 @@ class UnoEngine:
                     mask[w, first : first + 4] = True
                 if not self.rules.must_play_drawn:
                     mask[g, A.PASS] = True
-            g = np.flatnonzero(phase == CHALLENGE)
+            g = (phase == CHALLENGE).nonzero()[0]
             mask[g, A.CHALLENGE] = True
             mask[g, A.ACCEPT] = True
-            g = np.flatnonzero(phase == UNO)
+            g = (phase == UNO).nonzero()[0]
             mask[g, A.UNO] = True
             mask[g, A.SILENT] = True
-            g = np.flatnonzero(phase == COLOUR)
+            g = (phase == COLOUR).nonzero()[0]
             mask[g, A.CHOOSE_COLOUR : A.CHOOSE_COLOUR + 4] = True
         return mask
 
@@ -404,7 +404,7 @@ class UnoEngine:
         obs = np.zeros((B, OBS_SIZE), np.float32)
         obs[:, _HAND] = self._hand_rows.take(self._row_base + viewer, axis=0)
         obs[ar, _TOP + self.top] = 1.0
-        has_colour = np.flatnonzero(self.colour >= 0)
+        has_colour = (self.colour >= 0).nonzero()[0]
         obs[has_colour, _COLOUR + self.colour[has_colour]] = 1.0
         obs[:, _DIRECTION] = self.direction
         obs[:, _NUM_PLAYERS] = P
@@ -416,14 +416,14 @@ class UnoEngine:
         obs[:, _DRAW_PILE_SIZE] = self.draw_end - self.draw_top
         obs[:, _DISCARD_PILE_SIZE] = self.discard_len
         obs[:, _DISCARD_COUNTS] = self.discard_counts
-        live = np.flatnonzero(self.phase < OVER)
+        live = (self.phase < OVER).nonzero()[0]
         obs[live, _PHASE + self.phase[live]] = 1.0
         obs[:, _PENDING_DRAW] = self.pending_draw
-        g = np.flatnonzero(self.drawn_card >= 0)
+        g = ((self.drawn_card >= 0) & (viewer == self.current)).nonzero()[0]  # only the drawer knows it
         obs[g, _DRAWN_CARD + self.drawn_card[g]] = 1.0
-        g = np.flatnonzero(self.challenge_colour >= 0)
+        g = (self.challenge_colour >= 0).nonzero()[0]
         obs[g, _CHALLENGE_COLOUR + self.challenge_colour[g]] = 1.0
-        g = np.flatnonzero(self.revealed_to == viewer)
+        g = (self.revealed_to == viewer).nonzero()[0]
         if g.size:
             obs[g, _REVEALED_HAND] = self.revealed_hand[g]
             rel = ((self.revealed_from[g] - viewer[g]) * self.direction[g]) % P
@@ -489,7 +489,7 @@ class UnoEngine:
         reverse = kind == KIND_REVERSE
         self.direction[games[reverse]] = -1
         current[reverse] -= 1  # the dealer, seat before the first player, plays first
-        draw_two = np.flatnonzero(kind == KIND_DRAW_TWO)
+        draw_two = (kind == KIND_DRAW_TWO).nonzero()[0]
         if draw_two.size:
             self._draw_cards(games[draw_two], first[draw_two], DRAW_TWO_DRAW)
             current[draw_two] += 1
@@ -508,7 +508,7 @@ class UnoEngine:
             return np.empty(0, np.int64)
         counts = np.full(k, counts, np.int64) if np.ndim(counts) == 0 else np.asarray(counts, np.int64)
         available = self.draw_end[games] - self.draw_top[games]
-        short = np.flatnonzero(available < counts)
+        short = (available < counts).nonzero()[0]
         if not short.size:
             return self._take_from_pile(games, players, counts)
         # The pile runs out: take what is left, reshuffle, then take the rest if there is any.
@@ -578,7 +578,7 @@ class UnoEngine:
         self.top[games] = card
         self.uno_declared[games, p] = False
         self.drawn_card[games] = -1
-        w4 = np.flatnonzero(card == WILD_DRAW_FOUR)
+        w4 = (card == WILD_DRAW_FOUR).nonzero()[0]
         if w4.size:
             g = games[w4]
             before = self.colour[g]
@@ -609,7 +609,7 @@ class UnoEngine:
         steps[kind == KIND_SKIP] = 2
         if self.num_players == 2:
             steps[reverse] = 2  # with two players a Reverse acts as a Skip
-        draw_two = np.flatnonzero(kind == KIND_DRAW_TWO)
+        draw_two = (kind == KIND_DRAW_TWO).nonzero()[0]
         if draw_two.size:
             g = games[draw_two]
             if self.rules.stacking:
@@ -688,7 +688,7 @@ class UnoEngine:
         kind = TYPE_KIND[self.top[games]]
         final_draw = np.where(kind == KIND_DRAW_TWO, DRAW_TWO_DRAW + self.pending_draw[games], 0)
         final_draw[kind == KIND_WILD + 1] = WILD_DRAW_FOUR_DRAW
-        hit = np.flatnonzero(final_draw > 0)
+        hit = (final_draw > 0).nonzero()[0]
         if hit.size:
             g = games[hit]
             self._draw_cards(g, self._advance(g, winner[hit], 1), final_draw[hit])

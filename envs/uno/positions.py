@@ -41,6 +41,7 @@ import numpy as np
 from envs.cards import (
     COLOURS,
     DECK_SIZE,
+    KIND_DRAW_TWO,
     NUM_CARD_TYPES,
     TYPE_KIND,
     TYPE_NAMES,
@@ -79,9 +80,10 @@ def position_of(eng: UnoEngine, i: int) -> dict[str, Any]:
     P = eng.num_players
     phase = int(eng.phase[i])
     challenge = None
-    if phase == 2:  # challenge
+    if eng.challenge_colour[i] >= 0:  # a Wild Draw Four waits for its answer (phase challenge, or uno before it)
+        bluffer = eng.current[i] if PHASE_NAMES[phase] == "uno" else (eng.current[i] - eng.direction[i]) % P
         challenge = {
-            "player": int((eng.current[i] - eng.direction[i]) % P),
+            "player": int(bluffer),
             "previous_colour": COLOURS[eng.challenge_colour[i]],
             "guilty": bool(eng.challenge_guilty[i]),
         }
@@ -188,6 +190,8 @@ def _load_one(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     if phase_name not in PHASE_NAMES:
         raise ValueError(f"phase {phase_name!r} is not one of {', '.join(PHASE_NAMES)}")
     phase = PHASE_NAMES.index(phase_name)
+    if phase_name == "over" and eng.auto_reset:
+        raise ValueError("phase 'over' (a finished game) loads only with auto_reset=False")
     top = discard[-1]
     colour_value = pos["colour"]
     if phase_name == "colour":
@@ -206,8 +210,8 @@ def _load_one(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     pending = pos.get("pending_draw", 0)
     if isinstance(pending, bool) or not isinstance(pending, int) or pending < 0:
         raise ValueError(f"pending_draw must be a non-negative integer, got {pending!r}")
-    if pending and (not rules.stacking or phase_name != "play" or TYPE_KIND[top] != 12):
-        raise ValueError("pending_draw > 0 needs the stacking rule, phase 'play' and a Draw Two on top")
+    if pending and (not rules.stacking or phase_name not in ("play", "uno") or TYPE_KIND[top] != KIND_DRAW_TWO):
+        raise ValueError("pending_draw > 0 needs the stacking rule, phase 'play' or 'uno' and a Draw Two on top")
 
     drawn = pos.get("drawn_card")
     drawn_type = -1
@@ -224,24 +228,29 @@ def _load_one(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
 
     challenge = pos.get("challenge")
     challenge_colour, guilty = -1, False
-    if phase_name == "challenge":
+    # A Wild Draw Four waits for its answer in phase 'challenge', and in phase 'uno' when it
+    # was the second-to-last card (the UNO decision comes first).
+    if phase_name == "challenge" or (phase_name == "uno" and top == WILD_DRAW_FOUR):
         if top != WILD_DRAW_FOUR:
             raise ValueError("phase 'challenge' needs a Wild Draw Four on top of the discard pile")
         if not isinstance(challenge, dict) or "previous_colour" not in challenge:
-            raise ValueError("phase 'challenge' needs challenge = {'previous_colour': ..., 'guilty': ...}")
+            raise ValueError(
+                f"phase '{phase_name}' after a Wild Draw Four needs "
+                "challenge = {'previous_colour': ..., 'guilty': ...}"
+            )
         challenge_colour = colour_index(challenge["previous_colour"])
-        bluffer = (current - direction) % P
+        bluffer = current if phase_name == "uno" else (current - direction) % P
         if "player" in challenge and challenge["player"] != bluffer:
             raise ValueError(
-                f"challenge.player must be {bluffer}, the seat before the current player "
-                "(the challenger) in the direction of play"
+                f"challenge.player must be {bluffer}: the player who just played the Wild Draw Four "
+                "(in phase 'challenge' the seat before the current player, in phase 'uno' the current one)"
             )
         if "guilty" in challenge:
             guilty = bool(challenge["guilty"])
         else:  # derive it from the hand as it is now
             guilty = bool((hand_counts[bluffer] > 0)[COLOUR_TYPES[challenge_colour]].any())
     elif challenge is not None:
-        raise ValueError("challenge is only set in phase 'challenge'")
+        raise ValueError("challenge is only set while a Wild Draw Four waits for its answer")
     if phase_name == "uno" and hand_counts[current].sum() != 1:
         raise ValueError("phase 'uno' follows playing the second-to-last card: the current player holds 1 card")
 

@@ -14,8 +14,11 @@ def _colour_name(letter: str | None) -> str:
     return COLOUR_NAMES[COLOURS.index(letter)] if letter else "to be named"
 
 
-def render_position(pos: dict[str, Any], viewer: int | None = None) -> str:
-    """Multi-line table of a position; with ``viewer`` the other hands are shown as counts only."""
+def render_position(pos: dict[str, Any], viewer: int | None = None, target_score: int | None = None) -> str:
+    """Multi-line table of a position; with ``viewer`` the other hands are shown as counts only.
+
+    With ``target_score`` (a match) each score shows the points still missing to it.
+    """
     n, cur = pos["num_players"], pos["current_player"]
     arrow = "seat order" if pos["direction"] == 1 else "reverse seat order"
     lines = [
@@ -38,7 +41,8 @@ def render_position(pos: dict[str, Any], viewer: int | None = None) -> str:
         marker = ">" if seat == cur and phase != "over" else " "
         shown = " ".join(hand) if viewer is None or viewer == seat else "#" * len(hand)
         uno = "  UNO!" if declared[seat] else ""
-        lines.append(f"{marker} P{seat} [{len(hand):2d}] score {scores[seat]:4d}{uno}  {shown}")
+        missing = f" (needs {max(target_score - scores[seat], 0)})" if target_score else ""
+        lines.append(f"{marker} P{seat} [{len(hand):2d}] score {scores[seat]:4d}{missing}{uno}  {shown}")
     revealed = pos.get("revealed")
     if revealed and (viewer is None or viewer == revealed["to"]):
         lines.append(f"  P{revealed['to']} saw the hand of P{revealed['player']}: {' '.join(revealed['hand'])}")
