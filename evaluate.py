@@ -84,8 +84,15 @@ def play(num_games: int, players: int, rules: UnoRules, batch: int, seed: int, c
                 progress.update(task, completed=finished)
     elapsed = time.perf_counter() - start
     length = np.concatenate(lengths)
-    return {"wins": wins, "points": points, "hands_won": hands_won, "lengths": length, "games": finished,
-            "steps": steps, "seconds": elapsed}
+    return {
+        "wins": wins,
+        "points": points,
+        "hands_won": hands_won,
+        "lengths": length,
+        "games": finished,
+        "steps": steps,
+        "seconds": elapsed,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,19 +126,36 @@ def main(argv: list[str] | None = None) -> int:
         ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
         won = int(result["hands_won"][seat])
         per_hand = result["points"][seat] / won if won else float("nan")
-        rows.append({"seat": seat, "wins": k, "win_rate": k / n, "ci_low": ci.low, "ci_high": ci.high,
-                     "hands_won": won, "points_per_hand_won": per_hand})
+        rows.append(
+            {
+                "seat": seat,
+                "wins": k,
+                "win_rate": k / n,
+                "ci_low": ci.low,
+                "ci_high": ci.high,
+                "hands_won": won,
+                "points_per_hand_won": per_hand,
+            }
+        )
         table.add_row(f"P{seat}", f"{k / n:.3f}", f"[{ci.low:.3f}, {ci.high:.3f}]", f"{won:,}", f"{per_hand:.1f}")
     console.print(table)
     length = result["lengths"]
-    console.print(f"decisions per game: mean {length.mean():.1f}, median {np.median(length):.0f}, "
-                  f"max {length.max()}; {result['steps'] / result['seconds']:,.0f} steps/s "
-                  f"({result['seconds']:.1f} s)")
+    console.print(
+        f"decisions per game: mean {length.mean():.1f}, median {np.median(length):.0f}, "
+        f"max {length.max()}; {result['steps'] / result['seconds']:,.0f} steps/s "
+        f"({result['seconds']:.1f} s)"
+    )
     console.print(f"fair share per seat: {1 / args.players:.3f}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        payload = {"players": args.players, "games": n, "rules": rules.to_dict(), "seed": args.seed, "seats": rows,
-                   "mean_decisions_per_game": float(length.mean())}
+        payload = {
+            "players": args.players,
+            "games": n,
+            "rules": rules.to_dict(),
+            "seed": args.seed,
+            "seats": rows,
+            "mean_decisions_per_game": float(length.mean()),
+        }
         tmp = args.json.with_name(args.json.name + ".tmp")
         tmp.write_text(json.dumps(payload, indent=2) + "\n")
         tmp.replace(args.json)

@@ -139,11 +139,23 @@ def main() -> None:
         if run is not None:
             reference[players] = median_rate(run, repeats, seconds)
             rows.append({"what": "rlcard uno env loop", "batch": 1, "players": players, **reference[players]})
-        rows.append({"what": "pettingzoo aec loop", "batch": 1, "players": players,
-                     **median_rate(aec_runner(players), repeats, seconds)})
+        rows.append(
+            {
+                "what": "pettingzoo aec loop",
+                "batch": 1,
+                "players": players,
+                **median_rate(aec_runner(players), repeats, seconds),
+            }
+        )
         for batch in batches:
-            rows.append({"what": "unolab engine", "batch": batch, "players": players,
-                         **median_rate(engine_runner(batch, players), repeats, seconds)})
+            rows.append(
+                {
+                    "what": "unolab engine",
+                    "batch": batch,
+                    "players": players,
+                    **median_rate(engine_runner(batch, players), repeats, seconds),
+                }
+            )
         console.print(f"{players} players done")
 
     table = Table(title=f"Random-play steps per second, median of {repeats} runs ({pinned})")
@@ -158,9 +170,16 @@ def main() -> None:
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine(),
-            "processor": platform.processor(), "cpu": pinned, "repeats": repeats, "seconds_per_run": seconds,
-            "date": time.strftime("%Y-%m-%d")}
+    meta = {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "machine": platform.machine(),
+        "processor": platform.processor(),
+        "cpu": pinned,
+        "repeats": repeats,
+        "seconds_per_run": seconds,
+        "date": time.strftime("%Y-%m-%d"),
+    }
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
     tmp.replace(out)

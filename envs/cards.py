@@ -133,9 +133,7 @@ def check_within_deck(counts: np.ndarray, what: str = "cards") -> None:
     counts = np.asarray(counts)
     excess = np.flatnonzero(counts > TYPE_COPIES)
     if excess.size:
-        detail = ", ".join(
-            f"{TYPE_NAMES[t]} x{int(counts[t])} (the deck has {int(TYPE_COPIES[t])})" for t in excess
-        )
+        detail = ", ".join(f"{TYPE_NAMES[t]} x{int(counts[t])} (the deck has {int(TYPE_COPIES[t])})" for t in excess)
         raise ValueError(f"{what} hold more copies than the 108-card deck: {detail}")
 
 

@@ -54,8 +54,14 @@ class GameRecord:
     result: dict[str, Any] | None = None
 
     def to_lines(self) -> list[str]:
-        header = {"type": "header", "game": self.game, "version": FORMAT_VERSION, "num_players": self.num_players,
-                  "rules": self.rules, "start": self.start}
+        header = {
+            "type": "header",
+            "game": self.game,
+            "version": FORMAT_VERSION,
+            "num_players": self.num_players,
+            "rules": self.rules,
+            "start": self.start,
+        }
         lines = [json.dumps(header)]
         lines += [json.dumps({"type": "move", "player": p, "action": a}) for p, a in self.moves]
         if self.result is not None:
@@ -174,8 +180,9 @@ class Recorder:
                 steps = self._log[first - self._offset : now - self._offset]
                 moves = [(int(p[i]), module.action_name(a[i])) for p, a in steps]
                 result = {"rewards": rewards[i].tolist()}
-                self.completed.append(GameRecord(self.game, self.engine.num_players, self.engine.rules.to_dict(),
-                                                 start, moves, result))
+                self.completed.append(
+                    GameRecord(self.game, self.engine.num_players, self.engine.rules.to_dict(), start, moves, result)
+                )
             self._start(finished)
             if self.engine.auto_reset is False:
                 for i in finished:

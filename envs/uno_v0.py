@@ -76,8 +76,12 @@ class LegalDiscrete(spaces.Discrete):
         return super().sample(mask=mask, probability=probability)
 
 
-def env(num_players: int = 2, rules: UnoRules | Mapping[str, Any] | None = None, render_mode: str | None = None,
-        **options: Any) -> AECEnv:
+def env(
+    num_players: int = 2,
+    rules: UnoRules | Mapping[str, Any] | None = None,
+    render_mode: str | None = None,
+    **options: Any,
+) -> AECEnv:
     """The AEC environment with PettingZoo's standard safety wrappers."""
     aec = raw_env(num_players=num_players, rules=rules, render_mode=render_mode, **options)
     aec = wrappers.AssertOutOfBoundsWrapper(aec)
@@ -87,8 +91,13 @@ def env(num_players: int = 2, rules: UnoRules | Mapping[str, Any] | None = None,
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
     metadata = {"render_modes": ["ansi", "human"], "name": "uno_v0", "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, num_players: int = 2, rules: UnoRules | Mapping[str, Any] | None = None,
-                 render_mode: str | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        num_players: int = 2,
+        rules: UnoRules | Mapping[str, Any] | None = None,
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
         EzPickle.__init__(self, num_players=num_players, rules=rules, render_mode=render_mode, **options)
         super().__init__()
         self.rules = make_rules(rules, options)
@@ -179,9 +188,16 @@ class UnoGymEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
-    def __init__(self, opponent: BatchedPolicy | Sequence[BatchedPolicy], num_players: int = 2, seat: int = 0,
-                 rules: UnoRules | Mapping[str, Any] | None = None, render_mode: str | None = None,
-                 illegal_action: str = "lose", **options: Any) -> None:
+    def __init__(
+        self,
+        opponent: BatchedPolicy | Sequence[BatchedPolicy],
+        num_players: int = 2,
+        seat: int = 0,
+        rules: UnoRules | Mapping[str, Any] | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "lose",
+        **options: Any,
+    ) -> None:
         self.rules = make_rules(rules, options)
         self.rules.check_players(num_players)
         if illegal_action not in ("lose", "raise"):
@@ -263,9 +279,22 @@ class UnoGymEnv(gym.Env):
         return render_position(self.engine.position(0), viewer=self.seat, target_score=target)
 
 
-def gym_env(opponent: BatchedPolicy | Sequence[BatchedPolicy], num_players: int = 2, seat: int = 0,
-            rules: UnoRules | Mapping[str, Any] | None = None, render_mode: str | None = None,
-            illegal_action: str = "lose", **options: Any) -> UnoGymEnv:
+def gym_env(
+    opponent: BatchedPolicy | Sequence[BatchedPolicy],
+    num_players: int = 2,
+    seat: int = 0,
+    rules: UnoRules | Mapping[str, Any] | None = None,
+    render_mode: str | None = None,
+    illegal_action: str = "lose",
+    **options: Any,
+) -> UnoGymEnv:
     """A Gymnasium env for one seat; see :class:`UnoGymEnv`."""
-    return UnoGymEnv(opponent, num_players=num_players, seat=seat, rules=rules, render_mode=render_mode,
-                     illegal_action=illegal_action, **options)
+    return UnoGymEnv(
+        opponent,
+        num_players=num_players,
+        seat=seat,
+        rules=rules,
+        render_mode=render_mode,
+        illegal_action=illegal_action,
+        **options,
+    )

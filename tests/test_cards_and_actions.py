@@ -20,15 +20,27 @@ def test_deck_composition_of_rules_md():
     assert names.count("W") == 4 and names.count("W+4") == 4
 
 
-@pytest.mark.parametrize(("name", "colour", "kind", "number", "value"), [
-    ("R7", 0, 7, 7, 7), ("Y0", 1, 0, 0, 0), ("GS", 2, 10, -1, 20), ("BR", 3, 11, -1, 20),
-    ("Y+2", 1, 12, -1, 20), ("W", -1, 13, -1, 50), ("W+4", -1, 14, -1, 50),
-])
+@pytest.mark.parametrize(
+    ("name", "colour", "kind", "number", "value"),
+    [
+        ("R7", 0, 7, 7, 7),
+        ("Y0", 1, 0, 0, 0),
+        ("GS", 2, 10, -1, 20),
+        ("BR", 3, 11, -1, 20),
+        ("Y+2", 1, 12, -1, 20),
+        ("W", -1, 13, -1, 50),
+        ("W+4", -1, 14, -1, 50),
+    ],
+)
 def test_card_notation_and_values(name, colour, kind, number, value):
     t = cards.card_type(name)
     assert cards.card_name(t) == name
     assert (cards.TYPE_COLOUR[t], cards.TYPE_KIND[t], cards.TYPE_NUMBER[t], cards.TYPE_VALUE[t]) == (
-        colour, kind, number, value)
+        colour,
+        kind,
+        number,
+        value,
+    )
 
 
 def test_card_names_are_forgiving_on_case_and_strict_on_content():
@@ -49,8 +61,21 @@ def test_actions_have_unique_readable_names():
     assert NUM_ACTIONS == 70 and len(set(ACTION_NAMES)) == 70
     for a in range(NUM_ACTIONS):
         assert action_id(action_name(a)) == a
-    for name in ("play R7", "play GS", "play BR", "play Y+2", "play W G", "play W+4 B", "draw", "pass",
-                 "challenge", "accept", "uno", "silent", "colour R"):
+    for name in (
+        "play R7",
+        "play GS",
+        "play BR",
+        "play Y+2",
+        "play W G",
+        "play W+4 B",
+        "draw",
+        "pass",
+        "challenge",
+        "accept",
+        "uno",
+        "silent",
+        "colour R",
+    ):
         assert action_name(action_id(name)) == name
     assert action_id("  PLAY  w+4   b ") == action_id("play W+4 B")
 

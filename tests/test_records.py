@@ -12,8 +12,10 @@ from envs.records import GameRecord, Recorder, main, replay, verify
 from envs.uno import UnoEngine, UnoRules
 
 
-@pytest.mark.parametrize("rules", [UnoRules(), UnoRules(stacking=True, uno_catch_prob=0.5),
-                                   UnoRules(match=True, target_score=120, reward="points")])
+@pytest.mark.parametrize(
+    "rules",
+    [UnoRules(), UnoRules(stacking=True, uno_catch_prob=0.5), UnoRules(match=True, target_score=120, reward="points")],
+)
 def test_recorded_batched_games_replay_to_the_identical_end(tmp_path, rules):
     eng = UnoEngine(num_games=16, num_players=3, rules=rules, seed=3)
     recorder, policy = Recorder(eng), RandomPolicy(0)

@@ -185,8 +185,7 @@ def test_a_saved_game_keeps_the_pending_challenge_through_the_uno_decision():
 
 
 def test_a_saved_game_with_a_stacked_draw_two_before_the_uno_decision_reloads():
-    eng = engine(position([["R1", "R+2", "R3"], ["Y+2", "Y2"], ["G1", "G2", "G3"]], top="R5", draw=DRAW),
-                 stacking=True)
+    eng = engine(position([["R1", "R+2", "R3"], ["Y+2", "Y2"], ["G1", "G2", "G3"]], top="R5", draw=DRAW), stacking=True)
     act(eng, "play R+2", "play Y+2")
     pos = eng.position(0)
     assert pos["phase"] == "uno" and pos["pending_draw"] == 2  # the Y+2 adds its two after the decision

@@ -96,8 +96,7 @@ def test_gymnasium_env_plays_whole_games_against_given_policies():
         calls.append(obs.shape)
         return mask.argmax(axis=1)
 
-    env = uno_v0.gym_env(opponent=[RandomPolicy(1), always_first_legal], num_players=3, seat=0,
-                         render_mode="ansi")
+    env = uno_v0.gym_env(opponent=[RandomPolicy(1), always_first_legal], num_players=3, seat=0, render_mode="ansi")
     obs, _ = env.reset(seed=4)
     rng = np.random.default_rng(0)
     returns = []

@@ -105,18 +105,29 @@ def test_impossible_rules_are_refused(options, message):
 
 def test_rules_defaults_are_those_of_rules_md():
     assert UnoRules().to_dict() == {
-        "hand_size": 7, "draw_anytime": False, "must_play_drawn": True, "stacking": False,
-        "uno_penalty": 2, "uno_catch_prob": 1.0, "match": False, "target_score": 500,
-        "scoring": "standard", "reward": "win", "hand_starter": "rotate",
+        "hand_size": 7,
+        "draw_anytime": False,
+        "must_play_drawn": True,
+        "stacking": False,
+        "uno_penalty": 2,
+        "uno_catch_prob": 1.0,
+        "match": False,
+        "target_score": 500,
+        "scoring": "standard",
+        "reward": "win",
+        "hand_starter": "rotate",
     }
     assert UnoRules.from_dict(UnoRules(stacking=True).to_dict()) == UnoRules(stacking=True)
 
 
-@pytest.mark.parametrize(("players", "rules", "message"), [
-    (1, UnoRules(), "2 to 10 players"),
-    (11, UnoRules(), "2 to 10 players"),
-    (10, UnoRules(hand_size=11), "at most hand_size=10"),
-])
+@pytest.mark.parametrize(
+    ("players", "rules", "message"),
+    [
+        (1, UnoRules(), "2 to 10 players"),
+        (11, UnoRules(), "2 to 10 players"),
+        (10, UnoRules(hand_size=11), "at most hand_size=10"),
+    ],
+)
 def test_impossible_table(players, rules, message):
     with pytest.raises(ValueError, match=message):
         UnoEngine(num_games=1, num_players=players, rules=rules)

@@ -83,10 +83,16 @@ def test_invariants_hold_on_random_play(players, rules_name):
     uno_penalty=st.sampled_from([0, 2, 4]),
     catch=st.sampled_from([0.0, 0.5, 1.0]),
 )
-def test_invariants_hold_for_any_rule_combination(seed, players, draw_anytime, must_play_drawn, stacking,
-                                                  uno_penalty, catch):
-    rules = UnoRules(draw_anytime=draw_anytime, must_play_drawn=must_play_drawn, stacking=stacking,
-                     uno_penalty=uno_penalty, uno_catch_prob=catch)
+def test_invariants_hold_for_any_rule_combination(
+    seed, players, draw_anytime, must_play_drawn, stacking, uno_penalty, catch
+):
+    rules = UnoRules(
+        draw_anytime=draw_anytime,
+        must_play_drawn=must_play_drawn,
+        stacking=stacking,
+        uno_penalty=uno_penalty,
+        uno_catch_prob=catch,
+    )
     eng = UnoEngine(num_games=32, num_players=players, rules=rules, seed=seed)
     _, mask = eng.reset()
     rng = np.random.default_rng(seed % 1000)

@@ -32,8 +32,16 @@ def test_layout_is_contiguous_and_documented():
 
 def test_decoded_fields_match_the_position():
     hands = [["R1", "R1", "W"], ["Y1", "Y2"], ["G9", "G8", "G7", "G6"], ["B1"]]
-    pos = position(hands, top="R5", discard=["G2", "R2", "R5"], draw=["B4", "B5", "B6"], current=2,
-                   direction=-1, scores=[10, 20, 30, 40], uno_declared=[False, False, False, True])
+    pos = position(
+        hands,
+        top="R5",
+        discard=["G2", "R2", "R5"],
+        draw=["B4", "B5", "B6"],
+        current=2,
+        direction=-1,
+        scores=[10, 20, 30, 40],
+        uno_declared=[False, False, False, True],
+    )
     view = obs_of(pos, match=True, target_score=200)
     assert (view["hand"] == counts_from_names(["G9", "G8", "G7", "G6"])).all()
     assert view["top_card"] == card_type("R5") and view["colour"] == 0

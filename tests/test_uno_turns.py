@@ -14,8 +14,14 @@ def test_match_by_colour_number_or_symbol_and_wilds_always():
     assert legal(eng) == {
         "play R1",  # colour
         "play G5",  # number
-        "play W R", "play W Y", "play W G", "play W B",
-        "play W+4 R", "play W+4 Y", "play W+4 G", "play W+4 B",  # physically always playable
+        "play W R",
+        "play W Y",
+        "play W G",
+        "play W B",
+        "play W+4 R",
+        "play W+4 Y",
+        "play W+4 G",
+        "play W+4 B",  # physically always playable
     }
     eng = engine(position([["RS", "GS", "G7", "Y+2"], ["Y1"]], top="BS"))
     assert legal(eng) == {"play RS", "play GS"}  # symbol matches symbol, not colour or number
@@ -171,8 +177,9 @@ def test_stacking_option(stacking):
 
 
 def test_stacked_draw_passes_even_with_playable_cards():
-    eng = engine(position([["B1", "G5"], ["Y1", "Y2"]], top="G+2", draw=["B7", "B8", "B9", "B6"],
-                          pending_draw=4), stacking=True)
+    eng = engine(
+        position([["B1", "G5"], ["Y1", "Y2"]], top="G+2", draw=["B7", "B8", "B9", "B6"], pending_draw=4), stacking=True
+    )
     assert legal(eng) == {"draw"}
     act(eng, "draw")
     assert len(hand(eng, 0)) == 6 and eng.position(0)["current_player"] == 1
