@@ -279,22 +279,6 @@ class UnoGymEnv(gym.Env):
         return render_position(self.engine.position(0), viewer=self.seat, target_score=target)
 
 
-def gym_env(
-    opponent: BatchedPolicy | Sequence[BatchedPolicy],
-    num_players: int = 2,
-    seat: int = 0,
-    rules: UnoRules | Mapping[str, Any] | None = None,
-    render_mode: str | None = None,
-    illegal_action: str = "lose",
-    **options: Any,
-) -> UnoGymEnv:
-    """A Gymnasium env for one seat; see :class:`UnoGymEnv`."""
-    return UnoGymEnv(
-        opponent,
-        num_players=num_players,
-        seat=seat,
-        rules=rules,
-        render_mode=render_mode,
-        illegal_action=illegal_action,
-        **options,
-    )
+def gym_env(opponent: BatchedPolicy | Sequence[BatchedPolicy], **kwargs: Any) -> UnoGymEnv:
+    """A Gymnasium env for one seat; keyword arguments as for :class:`UnoGymEnv`."""
+    return UnoGymEnv(opponent, **kwargs)

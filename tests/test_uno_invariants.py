@@ -210,3 +210,35 @@ def test_every_reachable_position_round_trips_and_continues_exactly(rules):
         assert [copy.position(i) for i in range(eng.num_games)] == [eng.position(i) for i in range(eng.num_games)]
         mask = out[1]
     assert {"play", "drawn", "challenge", "uno"} <= phases
+
+
+def test_partial_deck_games_lose_no_card_even_when_both_piles_run_dry():
+    """A puzzle with few cards: draws empty both piles, nothing crashes, no card appears or vanishes."""
+    hands = [["R1", "B2", "G3", "Y4", "W"], ["R+2", "B+2", "Y+2", "G5"], ["RS", "BR", "Y9", "W+4"]]
+    pos = {
+        "num_players": 3,
+        "hands": hands,
+        "draw_pile": ["G7", "B8"],
+        "discard_pile": ["R5"],
+        "colour": "R",
+        "direction": 1,
+        "current_player": 0,
+        "phase": "play",
+    }
+    rules = UnoRules(stacking=True, draw_anytime=True, must_play_drawn=False)
+    eng = UnoEngine.from_positions([pos] * 64, rules=rules, seed=1, auto_reset=False)
+    initial = sum(len(h) for h in hands) + 3
+    mask = eng.legal_action_mask
+    rng = np.random.default_rng(6)
+    dry = 0
+    for _ in range(300):
+        live = eng.phase != 5
+        if not live.any():
+            break
+        actions = np.where(live, random_actions(np.where(live[:, None], mask, True), rng.random(mask.shape)), 0)
+        _, mask, _, _ = eng.step(actions)
+        held = eng.hands.astype(np.int64).sum(axis=(1, 2))
+        assert (held + eng.draw_end - eng.draw_top + eng.discard_len == initial).all()
+        dry += int(((eng.draw_end == eng.draw_top) & (eng.discard_len == 1)).sum())
+        assert mask[eng.phase != 5].any(axis=1).all()
+    assert dry > 0
