@@ -4,8 +4,9 @@ A :class:`UnoEngine` plays ``num_games`` games of the same player count at once.
 state is a handful of dense numpy arrays with the batch first (see ``_allocate``); a
 step decodes every game's action, applies each kind of effect to the games concerned
 with fancy indexing, and builds the next observations and legal-action masks. There is
-no Python loop over games: loops run over card draws (at most a few per step) and over
-the rare games that reshuffle or re-turn a starting Wild Draw Four.
+no Python loop over games: the only loops run over the handful of action kinds in a
+step and over re-turns of a starting Wild Draw Four (rare, and only the games
+concerned).
 
 Turn structure (RULES.md, game 1), phase by phase:
 
@@ -39,6 +40,7 @@ from envs.cards import (
     KIND_REVERSE,
     KIND_SKIP,
     KIND_WILD,
+    KIND_WILD_DRAW_FOUR,
     NUM_CARD_TYPES,
     NUM_COLOURS,
     TYPE_COLOUR,
@@ -157,7 +159,9 @@ class UnoEngine:
     ) -> None:
         self.rules = UnoRules() if rules is None else rules
         if not isinstance(self.rules, UnoRules):
-            raise ValueError(f"rules must be a UnoRules, got {type(rules).__name__}")
+            raise ValueError(
+                f"rules must be a UnoRules (UnoRules.from_dict(mapping) reads a config), got {type(rules).__name__}"
+            )
         self.rules.check_players(num_players)
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
             raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
@@ -218,7 +222,8 @@ class UnoEngine:
     @property
     def legal_action_mask(self) -> np.ndarray:
         """Legal actions of the player to act, ``bool [B, 70]`` (a copy)."""
-        return self._legal_mask().copy() if self._mask is None else self._mask.copy()
+        self._require_dealt()
+        return self._legal_mask() if self._mask is None else self._mask.copy()
 
     def _random(self, games: np.ndarray, width: int) -> np.ndarray:
         bits = rng.random_bits(self.game_seeds[games], self.rng_counter[games], width)
@@ -382,7 +387,7 @@ class UnoEngine:
                 card = self.drawn_card[g]
                 cols = np.where(IS_WILD[card], -1, card)
                 mask[g[cols >= 0], cols[cols >= 0]] = True
-                for wild, first in ((KIND_WILD, A.PLAY_WILD), (KIND_WILD + 1, A.PLAY_WILD_DRAW_FOUR)):
+                for wild, first in ((KIND_WILD, A.PLAY_WILD), (KIND_WILD_DRAW_FOUR, A.PLAY_WILD_DRAW_FOUR)):
                     w = g[TYPE_KIND[card] == wild]
                     mask[w, first : first + 4] = True
                 if not self.rules.must_play_drawn:
@@ -618,7 +623,7 @@ class UnoEngine:
                 self._draw_cards(g, self._advance(g, p[draw_two], 1), DRAW_TWO_DRAW)
                 steps[draw_two] = 2
         self._pass_turn(games, steps)
-        w4 = kind == KIND_WILD + 1
+        w4 = kind == KIND_WILD_DRAW_FOUR
         if w4.any():
             self.phase[games[w4]] = CHALLENGE
 
@@ -687,7 +692,7 @@ class UnoEngine:
         k = games.size
         kind = TYPE_KIND[self.top[games]]
         final_draw = np.where(kind == KIND_DRAW_TWO, DRAW_TWO_DRAW + self.pending_draw[games], 0)
-        final_draw[kind == KIND_WILD + 1] = WILD_DRAW_FOUR_DRAW
+        final_draw[kind == KIND_WILD_DRAW_FOUR] = WILD_DRAW_FOUR_DRAW
         hit = (final_draw > 0).nonzero()[0]
         if hit.size:
             g = games[hit]
