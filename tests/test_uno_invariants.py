@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -197,6 +199,7 @@ def test_every_reachable_position_round_trips_and_continues_exactly(rules):
     phases = set()
     for _ in range(250):
         positions = [eng.position(i) for i in range(eng.num_games)]
+        assert json.loads(json.dumps(positions)) == positions  # plain JSON, nothing lost
         phases |= {p["phase"] for p in positions}
         copy = UnoEngine.from_positions(positions, rules=rules)
         assert [copy.position(i) for i in range(eng.num_games)] == positions
