@@ -59,3 +59,9 @@ def random_bits(seeds: np.ndarray, counters: np.ndarray, width: int) -> np.ndarr
 def uniform(bits: np.ndarray) -> np.ndarray:
     """Floats in [0, 1) from random words."""
     return (bits >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+
+def shuffle_rows(piles: np.ndarray, sizes: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """``piles[j, :sizes[j]]`` in the random order given by ``bits`` (consumed); the rest of each row after."""
+    bits[np.arange(piles.shape[1])[None, :] >= sizes[:, None]] = np.iinfo(np.uint64).max
+    return np.take_along_axis(piles, np.argsort(bits, axis=1), axis=1)

@@ -57,7 +57,7 @@ def test_invariants_hold_on_random_play(players, rules_name):
     rules = RULE_SETS[rules_name]
     eng = UnoEngine(num_games=256, num_players=players, rules=rules, seed=players)
     obs, mask = eng.reset()
-    low, high = observation_bounds(rules.target_score)
+    low, high = observation_bounds(rules)
     rng = np.random.default_rng(0)
     finished, hands = 0, 0
     for _ in range(300):

@@ -1,8 +1,9 @@
 """Classic UNO (RULES.md, game 1): rules, batched engine, actions, observations, positions."""
 
+from envs.core import IllegalActionError
 from envs.uno.actions import ACTION_NAMES, NUM_ACTIONS, action_id, action_name
-from envs.uno.engine import IllegalActionError, UnoEngine
-from envs.uno.observation import OBS_SIZE, decode
+from envs.uno.engine import UnoEngine
+from envs.uno.observation import OBS_SIZE, decode, observation_bounds
 from envs.uno.render import describe_turn, render_position
 from envs.uno.rules import UnoRules
 
@@ -24,4 +25,5 @@ __all__ = [
     "action_id",
     "action_name",
     "decode",
+    "observation_bounds",
 ]

@@ -48,6 +48,7 @@ from envs.cards import (
     TYPE_VALUE,
     WILD_DRAW_FOUR,
 )
+from envs.core import BatchedEngine, IllegalActionError
 from envs.uno import actions as A
 from envs.uno.observation import FIELDS, OBS_SIZE, PHASES
 from envs.uno.rules import POINTS_REWARD_SCALE, UnoRules
@@ -86,7 +87,7 @@ PENDING_CONTEXT = 5
 COLOUR_TYPES = np.stack([TYPE_COLOUR == c for c in range(NUM_COLOURS)])
 #: Action kinds handled together in ``step``: a card play, a draw, keeping the drawn
 #: card, answering a Wild Draw Four, the UNO decision, naming a starting colour.
-_CAT_PLAY, _CAT_DRAW, _CAT_PASS, _CAT_ANSWER, _CAT_DECLARE, _CAT_COLOUR, _CAT_NONE = range(7)
+_CAT_PLAY, _CAT_DRAW, _CAT_PASS, _CAT_ANSWER, _CAT_DECLARE, _CAT_COLOUR, _CAT_NONE = range(7)  # NONE: count
 _ACTION_CATEGORY = np.full(A.NUM_ACTIONS, _CAT_PLAY, dtype=np.int64)
 _ACTION_CATEGORY[A.DRAW] = _CAT_DRAW
 _ACTION_CATEGORY[A.PASS] = _CAT_PASS
@@ -115,12 +116,6 @@ _REVEALED_HAND = FIELDS["revealed_hand"].slice
 _REVEALED_SEAT = FIELDS["revealed_seat"].start
 
 
-def _shuffled(piles: np.ndarray, sizes: np.ndarray, bits: np.ndarray) -> np.ndarray:
-    """``piles[j, :sizes[j]]`` in the random order given by ``bits``; the rest of each row after."""
-    bits[np.arange(piles.shape[1])[None, :] >= sizes[:, None]] = np.iinfo(np.uint64).max
-    return np.take_along_axis(piles, np.argsort(bits, axis=1), axis=1)
-
-
 def _any_per_row(padded: np.ndarray) -> np.ndarray:
     """``padded.any(axis=1)`` for a bool ``[B, 56]`` array, as seven uint64 ORs (much faster)."""
     words = padded.view(np.uint64)
@@ -130,11 +125,10 @@ def _any_per_row(padded: np.ndarray) -> np.ndarray:
     return out != 0
 
 
-class IllegalActionError(ValueError):
-    """An action the rules do not allow in that game's state (the state is unchanged)."""
+__all__ = ["IllegalActionError", "UnoEngine"]
 
 
-class UnoEngine:
+class UnoEngine(BatchedEngine):
     """``num_games`` games of classic UNO for ``num_players`` players, stepped together.
 
     >>> eng = UnoEngine(num_games=4096, num_players=4, rules=UnoRules(), seed=0)
@@ -148,6 +142,9 @@ class UnoEngine:
     """
 
     game = "uno"
+    action_names = A.ACTION_NAMES
+    phase_names = PHASE_NAMES
+    rules_type = UnoRules
 
     def __init__(
         self,
@@ -157,27 +154,12 @@ class UnoEngine:
         seed: int | Sequence[int] | None = None,
         auto_reset: bool = True,
     ) -> None:
-        self.rules = UnoRules() if rules is None else rules
-        if not isinstance(self.rules, UnoRules):
-            raise ValueError(
-                f"rules must be a UnoRules (UnoRules.from_dict(mapping) reads a config), got {type(rules).__name__}"
-            )
-        self.rules.check_players(num_players)
-        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
-            raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
-        self.num_games = int(num_games)
-        self.num_players = int(num_players)
-        self.auto_reset = auto_reset
-        self._allocate()
-        self.game_seeds = rng.game_seeds(seed, self.num_games)
-        self._mask: np.ndarray | None = None
-        self._dealt = False  # reset() or from_positions() fills the state
+        super().__init__(num_games, num_players, rules, seed, auto_reset)
 
     # ------------------------------------------------------------------ state
     def _allocate(self) -> None:
         """The whole game state. Piles are stacks of card type ids."""
         B, P = self.num_games, self.num_players
-        self._ar = np.arange(B)
         self._row_base = self._ar * P  # game b's seat p is row b * P + p of [B * P, ...] views
         seat = np.arange(P)
         # _seat_order[2 * viewer + (direction < 0)]: seats in the direction of play from the viewer
@@ -209,85 +191,21 @@ class UnoEngine:
         self.match_rewards = np.zeros((B, P), np.float64)  # points reward summed over a match
         self.hand_number = np.zeros(B, np.int64)
         self.hand_starter = np.zeros(B, np.int64)  # first player of the current hand
-        self.rng_counter = np.zeros(B, np.uint64)
         self.hand_ended = np.zeros(B, bool)
         self.hand_winner = np.full(B, -1, np.int64)
         self.hand_points = np.zeros((B, P), np.int64)
 
-    @property
-    def current_player(self) -> np.ndarray:
-        """Seat to act in each game, ``int64 [B]``."""
-        return self.current
-
-    @property
-    def legal_action_mask(self) -> np.ndarray:
-        """Legal actions of the player to act, ``bool [B, 70]`` (a copy)."""
-        self._require_dealt()
-        return self._legal_mask() if self._mask is None else self._mask.copy()
-
-    def _random(self, games: np.ndarray, width: int) -> np.ndarray:
-        bits = rng.random_bits(self.game_seeds[games], self.rng_counter[games], width)
-        self.rng_counter[games] += np.uint64(1)
-        return bits
-
-    # ------------------------------------------------------------------ public API
-    def reset(self, seed: int | Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Deal a new game everywhere; returns the observation and mask of the players to act.
-
-        Without ``seed`` the games continue their random streams (new deals); with a seed
-        they restart from it, so ``reset(seed=s)`` always deals the same games.
-        """
-        if seed is not None:
-            self.game_seeds = rng.game_seeds(seed, self.num_games)
-            self.rng_counter[:] = 0
-        self._new_episode(self._ar)
-        self._dealt = True
+    # ------------------------------------------------------------------ one step
+    def _begin_step(self) -> None:
         self.hand_ended[:] = False
         self.hand_winner[:] = -1
         self.hand_points[:] = 0
-        return self.observe()
-
-    def observe(self, seats: np.ndarray | int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Observation and legal mask of each game's player to act (or of given seats).
-
-        A seat that is not to act gets its own view and an all-False mask.
-        """
-        self._require_dealt()
-        mask = self._legal_mask()
-        self._mask = mask
-        if seats is None:
-            return self._observation(self.current), mask.copy()
-        viewer = np.broadcast_to(np.asarray(seats, dtype=np.int64), (self.num_games,))
-        if ((viewer < 0) | (viewer >= self.num_players)).any():
-            raise ValueError(f"seats must lie in 0..{self.num_players - 1}, got {seats!r}")
-        return self._observation(viewer), mask & (viewer == self.current)[:, None]
-
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Apply one action per game; returns ``obs, mask, rewards [B, P], done [B]``.
-
-        Raises :class:`IllegalActionError` (naming the game, the action and the legal
-        ones) before changing anything if any action is illegal. With ``auto_reset``
-        off, a finished game stays in phase ``over`` and ignores its action.
-        """
-        actions = self._check_actions(actions)
-        B = self.num_games
-        self._rewards = np.zeros((B, self.num_players), np.float32)
-        self._done = np.zeros(B, bool)
-        self.hand_ended[:] = False
-        self.hand_winner[:] = -1
-        self.hand_points[:] = 0
-        # A revealed hand is shown until its viewer's next decision: this one.
+        # A revealed hand is shown until its viewer's next decision: the one taken now.
         self.revealed_to[self.revealed_to == self.current] = -1
 
-        category = _ACTION_CATEGORY[actions]
-        category[self.phase == OVER] = _CAT_NONE  # finished games (auto_reset off) ignore their action
-        if B == 1:
-            groups = {int(category[0]): self._ar}
-        else:
-            present = np.bincount(category, minlength=_CAT_NONE + 1)
-            groups = {c: (category == c).nonzero()[0] for c in present.nonzero()[0]}
+    def _apply(self, actions: np.ndarray) -> None:
         effect = []  # games whose played card takes effect now
-        for cat, g in groups.items():
+        for cat, g in self._groups(_ACTION_CATEGORY[actions], _CAT_NONE).items():
             a = actions[g]
             if cat == _CAT_PLAY:
                 effect.append(self._play(g, A.ACTION_CARD[a], A.ACTION_COLOUR[a]))
@@ -304,59 +222,6 @@ class UnoEngine:
                 self.phase[g] = PLAY
         if effect:
             self._apply_effect(effect[0] if len(effect) == 1 else np.concatenate(effect))
-
-        done = self._done
-        finished = done.nonzero()[0]
-        if finished.size:
-            if self.auto_reset:
-                self._new_episode(finished)
-            else:
-                self.phase[finished] = OVER
-        obs, mask = self.observe()
-        return obs, mask, self._rewards, done
-
-    # ------------------------------------------------------------------ checks
-    def _require_dealt(self) -> None:
-        if not self._dealt:
-            raise RuntimeError("no game dealt yet: call reset() first (or build the engine with from_positions)")
-
-    def _check_actions(self, actions: Any) -> np.ndarray:
-        self._require_dealt()
-        B = self.num_games
-        arr = np.asarray(actions)
-        if arr.ndim == 0 and B == 1:
-            arr = arr.reshape(1)
-        if arr.shape != (B,):
-            raise ValueError(f"actions must have shape ({B},): one action per game; got shape {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
-                arr = arr.astype(np.int64)
-            else:
-                raise ValueError(f"actions must be integers (action ids), got dtype {arr.dtype}")
-        arr = arr.astype(np.int64, copy=False)
-        bad = ((arr < 0) | (arr >= A.NUM_ACTIONS)).nonzero()[0]
-        if bad.size:
-            i = int(bad[0])
-            raise IllegalActionError(
-                f"game {i}: action {int(arr[i])} is out of range 0..{A.NUM_ACTIONS - 1}; "
-                f"legal here: {self._legal_names(i)}"
-            )
-        mask = self._mask if self._mask is not None else self._legal_mask()
-        self._mask = mask
-        illegal = (~mask[self._ar, arr] & (self.phase != OVER)).nonzero()[0]
-        if illegal.size:
-            i = int(illegal[0])
-            raise IllegalActionError(
-                f"game {i}: player {int(self.current[i])} may not '{A.ACTION_NAMES[arr[i]]}' "
-                f"(action {int(arr[i])}) in phase '{PHASE_NAMES[self.phase[i]]}'; "
-                f"legal here: {self._legal_names(i)}"
-                + (f" ({illegal.size} games had illegal actions)" if illegal.size > 1 else "")
-            )
-        return arr
-
-    def _legal_names(self, i: int) -> str:
-        mask = self._mask if self._mask is not None else self._legal_mask()
-        return ", ".join(f"'{A.ACTION_NAMES[a]}'" for a in mask[i].nonzero()[0]) or "none"
 
     # ------------------------------------------------------------------ legal actions
     def _match_rows(self, games: np.ndarray | slice) -> np.ndarray:
@@ -462,7 +327,9 @@ class UnoEngine:
         # A Wild Draw Four turned first goes back; the pile is reshuffled and another turned.
         redo = games[self.draw_pile[games, 0] == WILD_DRAW_FOUR]
         while redo.size:
-            self.draw_pile[redo] = _shuffled(self.draw_pile[redo], self.draw_end[redo], self._random(redo, DECK_SIZE))
+            self.draw_pile[redo] = rng.shuffle_rows(
+                self.draw_pile[redo], self.draw_end[redo], self._random(redo, DECK_SIZE)
+            )
             redo = redo[self.draw_pile[redo, 0] == WILD_DRAW_FOUR]
         first_card = self.draw_pile[games, 0].astype(np.int64)
         self.draw_top[games] = 1
@@ -552,7 +419,7 @@ class UnoEngine:
         if not games.size:
             return
         n = self.discard_len[games] - 1
-        self.draw_pile[games] = _shuffled(self.discard[games], n, self._random(games, DECK_SIZE))
+        self.draw_pile[games] = rng.shuffle_rows(self.discard[games], n, self._random(games, DECK_SIZE))
         self.draw_top[games] = 0
         self.draw_end[games] = n
         top = self.top[games]
@@ -715,7 +582,7 @@ class UnoEngine:
         if not rules.match:
             winners = np.zeros((k, P), bool)
             winners[rows, winner] = True
-            self._finish(games, winners, hand_reward)
+            self._game_over(games, winners, hand_reward)
             return
         self.match_rewards[games] += hand_reward
         scores = self.scores[games]
@@ -727,7 +594,7 @@ class UnoEngine:
             winners = scores == scores.min(axis=1, keepdims=True)
         if over.any():
             g = games[over]
-            self._finish(g, winners[over], self.match_rewards[g])
+            self._game_over(g, winners[over], self.match_rewards[g])
         nxt = ~over
         if nxt.any():
             g = games[nxt]
@@ -738,7 +605,7 @@ class UnoEngine:
                 self.hand_starter[g] = (self.hand_starter[g] + 1) % P
             self._deal(g)
 
-    def _finish(self, games: np.ndarray, winners: np.ndarray, points_reward: np.ndarray) -> None:
+    def _game_over(self, games: np.ndarray, winners: np.ndarray, points_reward: np.ndarray) -> None:
         """Game over: rewards for every seat (``win`` or ``points``)."""
         if self.rules.reward == "points":
             reward = points_reward * POINTS_REWARD_SCALE
@@ -747,8 +614,7 @@ class UnoEngine:
             n_lose = self.num_players - n_win
             reward = np.where(winners, 1.0 / n_win, -1.0 / np.maximum(n_lose, 1))
             reward[n_lose[:, 0] == 0] = 0.0
-        self._rewards[games] = reward
-        self._done[games] = True
+        self._finish(games, reward)
 
     # ------------------------------------------------------------------ positions
     def position(self, i: int) -> dict[str, Any]:

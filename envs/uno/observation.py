@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from envs.cards import DECK, NUM_CARD_TYPES, NUM_COLOURS, TYPE_VALUE
-from envs.uno.rules import MAX_PLAYERS
+from envs.uno.rules import MAX_PLAYERS, UnoRules
 
 DECK_POINTS = int(TYPE_VALUE[DECK].sum())  # 1240: every card of the deck counted
 
@@ -106,15 +106,15 @@ for _f in FIELDS.values():
     OBS_HIGH[_f.slice] = _f.high
 
 
-def observation_bounds(target_score: int) -> tuple[np.ndarray, np.ndarray]:
-    """Low and high of every observation value under a rules' ``target_score``.
+def observation_bounds(rules: UnoRules) -> tuple[np.ndarray, np.ndarray]:
+    """Low and high of every observation value under these rules.
 
     A match ends in the hand where a total reaches (passes) the target, and one hand
     adds at most the whole deck's points, so a scaled score stays below
     ``(target_score + DECK_POINTS) / target_score``.
     """
     high = OBS_HIGH.copy()
-    high[FIELDS["scores"].slice] = (target_score + DECK_POINTS) / target_score
+    high[FIELDS["scores"].slice] = (rules.target_score + DECK_POINTS) / rules.target_score
     return OBS_LOW.copy(), high
 
 

@@ -8,17 +8,19 @@ from __future__ import annotations
 from typing import Any
 
 from envs.cards import COLOUR_NAMES, COLOURS
+from envs.uno.rules import UnoRules
 
 
 def _colour_name(letter: str | None) -> str:
     return COLOUR_NAMES[COLOURS.index(letter)] if letter else "to be named"
 
 
-def render_position(pos: dict[str, Any], viewer: int | None = None, target_score: int | None = None) -> str:
+def render_position(pos: dict[str, Any], viewer: int | None = None, rules: UnoRules | None = None) -> str:
     """Multi-line table of a position; with ``viewer`` the other hands are shown as counts only.
 
-    With ``target_score`` (a match) each score shows the points still missing to it.
+    In a match (``rules.match``) each score shows the points still missing to the target.
     """
+    target_score = rules.target_score if rules is not None and rules.match else None
     n, cur = pos["num_players"], pos["current_player"]
     arrow = "seat order" if pos["direction"] == 1 else "reverse seat order"
     lines = [

@@ -1,0 +1,205 @@
+"""What every batched engine of the lab shares: the step cycle, action checks, random streams.
+
+A game engine subclasses :class:`BatchedEngine` and supplies the rules: ``_allocate``
+(its state arrays, which include ``current`` and ``phase``), ``_new_episode`` (deal),
+``_apply`` (one step's actions), ``_legal_mask`` and ``_observation``, plus
+``position`` / ``from_positions``. The base class keeps the public interface identical
+across games (``reset``, ``observe``, ``step``, ``current_player``, rewards for every
+seat, auto-restart) and refuses bad actions the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from envs import rng
+
+
+class IllegalActionError(ValueError):
+    """An action the rules do not allow in that game's state (the state is unchanged)."""
+
+
+class BatchedEngine:
+    """Base of the batched engines: ``num_games`` games of one table size stepped together."""
+
+    game: ClassVar[str]
+    action_names: ClassVar[tuple[str, ...]]
+    phase_names: ClassVar[tuple[str, ...]]  # the last one is "over"
+    rules_type: ClassVar[type]
+
+    def __init__(
+        self,
+        num_games: int,
+        num_players: int,
+        rules: Any,
+        seed: int | Sequence[int] | None,
+        auto_reset: bool,
+    ) -> None:
+        self.rules = self.rules_type() if rules is None else rules
+        if not isinstance(self.rules, self.rules_type):
+            name = self.rules_type.__name__
+            raise ValueError(
+                f"rules must be a {name} ({name}.from_dict(mapping) reads a config), got {type(rules).__name__}"
+            )
+        self.rules.check_players(num_players)
+        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+            raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
+        self.num_games = int(num_games)
+        self.num_players = int(num_players)
+        self.num_actions = len(self.action_names)
+        self.auto_reset = auto_reset
+        self.over_phase = len(self.phase_names) - 1
+        self._ar = np.arange(self.num_games)
+        self.rng_counter = np.zeros(self.num_games, np.uint64)
+        self._allocate()
+        self.game_seeds = rng.game_seeds(seed, self.num_games)
+        self._mask: np.ndarray | None = None
+        self._dealt = False  # reset() or from_positions() fills the state
+
+    # ------------------------------------------------------------------ to supply
+    def _allocate(self) -> None:
+        raise NotImplementedError
+
+    def _new_episode(self, games: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _apply(self, actions: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _legal_mask(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _observation(self, viewer: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _begin_step(self) -> None:
+        """Per-step bookkeeping before the actions apply (events of the last step, ...)."""
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def current_player(self) -> np.ndarray:
+        """Seat to act in each game, ``int64 [B]``."""
+        return self.current
+
+    @property
+    def legal_action_mask(self) -> np.ndarray:
+        """Legal actions of the player to act, ``bool [B, A]`` (a copy)."""
+        self._require_dealt()
+        return self._legal_mask() if self._mask is None else self._mask.copy()
+
+    def reset(self, seed: int | Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Deal a new game everywhere; returns the observation and mask of the players to act.
+
+        Without ``seed`` the games continue their random streams (new deals); with a seed
+        they restart from it, so ``reset(seed=s)`` always deals the same games.
+        """
+        if seed is not None:
+            self.game_seeds = rng.game_seeds(seed, self.num_games)
+            self.rng_counter[:] = 0
+        self._begin_step()
+        self._new_episode(self._ar)
+        self._dealt = True
+        return self.observe()
+
+    def observe(self, seats: np.ndarray | int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Observation and legal mask of each game's player to act (or of given seats).
+
+        A seat that is not to act gets its own view and an all-False mask.
+        """
+        self._require_dealt()
+        mask = self._legal_mask()
+        self._mask = mask
+        if seats is None:
+            return self._observation(self.current), mask.copy()
+        viewer = np.broadcast_to(np.asarray(seats, dtype=np.int64), (self.num_games,))
+        if ((viewer < 0) | (viewer >= self.num_players)).any():
+            raise ValueError(f"seats must lie in 0..{self.num_players - 1}, got {seats!r}")
+        return self._observation(viewer), mask & (viewer == self.current)[:, None]
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Apply one action per game; returns ``obs, mask, rewards [B, P], done [B]``.
+
+        Rewards reach every seat of a game when it ends, whoever made the last move.
+        Raises :class:`IllegalActionError` (naming the game, the action and the legal
+        ones) before changing anything if any action is illegal. Finished games restart
+        at once (``auto_reset``), so their returned observation is the first of the next
+        game; with ``auto_reset`` off they stay in phase ``over`` and ignore their action.
+        """
+        actions = self._check_actions(actions)
+        self._rewards = np.zeros((self.num_games, self.num_players), np.float32)
+        self._done = np.zeros(self.num_games, bool)
+        self._begin_step()
+        self._apply(actions)
+        finished = self._done.nonzero()[0]
+        if finished.size:
+            if self.auto_reset:
+                self._new_episode(finished)
+            else:
+                self.phase[finished] = self.over_phase
+        obs, mask = self.observe()
+        return obs, mask, self._rewards, self._done
+
+    # ------------------------------------------------------------------ helpers for the rules
+    def _finish(self, games: np.ndarray, rewards: np.ndarray) -> None:
+        """These games are over: every seat gets its reward in this step."""
+        self._rewards[games] = rewards
+        self._done[games] = True
+
+    def _groups(self, category: np.ndarray, count: int) -> dict[int, np.ndarray]:
+        """Games per action category (only the categories present); finished games drop out."""
+        category[self.phase == self.over_phase] = count  # a finished game ignores its action
+        if self.num_games == 1:
+            return {int(category[0]): self._ar}
+        present = np.bincount(category, minlength=count + 1)[:count]
+        return {int(c): (category == c).nonzero()[0] for c in present.nonzero()[0]}
+
+    def _random(self, games: np.ndarray, width: int) -> np.ndarray:
+        """Random words ``uint64 [len(games), width]`` from each game's own stream."""
+        bits = rng.random_bits(self.game_seeds[games], self.rng_counter[games], width)
+        self.rng_counter[games] += np.uint64(1)
+        return bits
+
+    def _require_dealt(self) -> None:
+        if not self._dealt:
+            raise RuntimeError("no game dealt yet: call reset() first (or build the engine with from_positions)")
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        self._require_dealt()
+        B, A = self.num_games, self.num_actions
+        arr = np.asarray(actions)
+        if arr.ndim == 0 and B == 1:
+            arr = arr.reshape(1)
+        if arr.shape != (B,):
+            raise ValueError(f"actions must have shape ({B},): one action per game; got shape {arr.shape}")
+        if arr.dtype.kind not in "iu":
+            if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
+                arr = arr.astype(np.int64)
+            else:
+                raise ValueError(f"actions must be integers (action ids), got dtype {arr.dtype}")
+        arr = arr.astype(np.int64, copy=False)
+        bad = ((arr < 0) | (arr >= A)).nonzero()[0]
+        if bad.size:
+            i = int(bad[0])
+            raise IllegalActionError(
+                f"game {i}: action {int(arr[i])} is out of range 0..{A - 1}; legal here: {self._legal_names(i)}"
+            )
+        if self._mask is None:
+            self._mask = self._legal_mask()
+        illegal = (~self._mask[self._ar, arr] & (self.phase != self.over_phase)).nonzero()[0]
+        if illegal.size:
+            i = int(illegal[0])
+            raise IllegalActionError(
+                f"game {i}: player {int(self.current[i])} may not '{self.action_names[arr[i]]}' "
+                f"(action {int(arr[i])}) in phase '{self.phase_names[self.phase[i]]}'; "
+                f"legal here: {self._legal_names(i)}"
+                + (f" ({illegal.size} games had illegal actions)" if illegal.size > 1 else "")
+            )
+        return arr
+
+    def _legal_names(self, i: int) -> str:
+        if self._mask is None:
+            self._mask = self._legal_mask()
+        return ", ".join(f"'{self.action_names[a]}'" for a in self._mask[i].nonzero()[0]) or "none"

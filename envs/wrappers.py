@@ -1,0 +1,261 @@
+"""PettingZoo AEC and Gymnasium single-seat environments over any batched engine of the lab.
+
+The game packages (``envs.uno``, ``envs.uno_tricks``) expose the same names: ``Engine``,
+``Rules``, ``NUM_ACTIONS``, ``observation_bounds(rules)`` and
+``render_position(position, viewer=None, rules=None)``. The versioned modules
+(``envs.uno_v0``, ``envs.uno_tricks_v0``) bind these classes to one game; nothing here
+knows a rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from envs.core import IllegalActionError
+
+BatchedPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def make_rules(game: ModuleType, rules: Any, options: Mapping[str, Any]) -> Any:
+    """Rules of ``game`` from a rules object, a mapping or None, with keyword options on top."""
+    if isinstance(rules, game.Rules):
+        base = rules.to_dict()
+    elif rules is None:
+        base = {}
+    elif isinstance(rules, Mapping):
+        base = dict(rules)
+    else:
+        name = game.Rules.__name__
+        raise ValueError(f"rules must be a {name}, a mapping of options or None, got {type(rules).__name__}")
+    return game.Rules.from_dict({**base, **options})
+
+
+def observation_space(game: ModuleType, rules: Any) -> spaces.Dict:
+    low, high = game.observation_bounds(rules)
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(low, high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(game.NUM_ACTIONS,), dtype=np.int8),
+        }
+    )
+
+
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete(n)`` whose ``sample()`` without a mask draws among the legal actions.
+
+    A single-agent env refuses illegal actions, so an unmasked sample (random agents,
+    Gymnasium's ``check_env``) would end the episode; sampling with a mask is unchanged.
+    """
+
+    def __init__(self, n: int, legal_mask: Callable[[], np.ndarray | None]) -> None:
+        super().__init__(n)
+        self._legal_mask = legal_mask
+
+    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
+        if mask is None and probability is None:
+            legal = self._legal_mask()
+            if legal is not None and legal.any():
+                mask = legal.astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+
+class EngineAEC(AECEnv):
+    """A PettingZoo AEC environment over a one-game engine (``auto_reset`` off).
+
+    Agents ``player_0``…; observations ``{"observation", "action_mask"}``; rewards come
+    for every agent when the game ends. An illegal action raises
+    :class:`~envs.core.IllegalActionError` and changes nothing.
+    """
+
+    game: ModuleType
+    metadata: dict[str, Any]
+
+    def __init__(self, num_players: int, rules: Any, render_mode: str | None, options: Mapping[str, Any]) -> None:
+        super().__init__()
+        self.rules = make_rules(self.game, rules, options)
+        self.rules.check_players(num_players)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self.num_players = num_players
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agents = self.possible_agents[:]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self.observation_spaces = {a: observation_space(self.game, self.rules) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.game.NUM_ACTIONS) for a in self.possible_agents}
+        self.engine = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if self.engine is None or seed is not None:
+            self.engine = self.game.Engine(1, self.num_players, self.rules, seed=seed, auto_reset=False)
+        obs, mask = self.engine.reset()
+        self._cache = (int(self.engine.current[0]), obs[0], mask[0])
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self._cache[0]]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        if self._cache[0] == seat:
+            obs, mask = self._cache[1], self._cache[2]
+        else:
+            o, m = self.engine.observe(seats=seat)
+            obs, mask = o[0], m[0]
+        return {"observation": obs.copy(), "action_mask": mask.astype(np.int8)}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        obs, mask, rewards, done = self.engine.step(np.array([action], dtype=np.int64))
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: float(rewards[0, i]) for i, a in enumerate(self.possible_agents)}
+        if done[0]:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self._cache = (int(self.engine.current[0]), obs[0], mask[0])
+        self.agent_selection = self.possible_agents[self._cache[0]]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            print(self.render())
+
+    def position(self) -> dict[str, Any]:
+        """The readable position of the game (for logs, saving, bug reports)."""
+        return self.engine.position(0)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; use render_mode='ansi'")
+            return None
+        return self.game.render_position(self.position(), rules=self.rules)
+
+    def close(self) -> None:
+        pass
+
+
+class SeatEnv(gym.Env):
+    """One seat of a game; the other seats are played by batched policies.
+
+    ``opponent`` is a batched policy ``(obs [k, OBS], mask [k, A]) -> actions [k]`` used
+    for every other seat, or a sequence of them, one per other seat in seat order (a
+    partner too, in a team game). A policy with a ``seed(int)`` method is reseeded by
+    ``reset(seed=...)``, so seeded episodes repeat. The observation is a dict like
+    PettingZoo's; ``action_masks()`` serves maskable learners, and
+    ``action_space.sample()`` draws a legal action.
+
+    An illegal action, with ``illegal_action="lose"`` (default, PettingZoo classic's
+    convention), ends the episode with reward -1 for the seat and
+    ``info["illegal_action"]`` naming the action and the legal ones; with ``"raise"`` it
+    raises :class:`~envs.core.IllegalActionError`. Either way the game state is unchanged.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        game: ModuleType,
+        opponent: BatchedPolicy | Sequence[BatchedPolicy],
+        num_players: int,
+        seat: int = 0,
+        rules: Any = None,
+        render_mode: str | None = None,
+        illegal_action: str = "lose",
+        **options: Any,
+    ) -> None:
+        self.game = game
+        self.rules = make_rules(game, rules, options)
+        self.rules.check_players(num_players)
+        if illegal_action not in ("lose", "raise"):
+            raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        if not 0 <= seat < num_players:
+            raise ValueError(f"seat must lie in 0..{num_players - 1}, got {seat}")
+        others = [s for s in range(num_players) if s != seat]
+        if callable(opponent):
+            self.opponents = dict.fromkeys(others, opponent)
+        else:
+            opponent = list(opponent)
+            if len(opponent) != len(others) or not all(callable(p) for p in opponent):
+                raise ValueError(f"opponent: one policy, or {len(others)} policies (one per other seat)")
+            self.opponents = dict(zip(others, opponent, strict=True))
+        self.num_players, self.seat = num_players, seat
+        self.render_mode = render_mode
+        self.observation_space = observation_space(game, self.rules)
+        self.action_space = LegalDiscrete(game.NUM_ACTIONS, lambda: self._mask)
+        self.engine = None
+        self._mask: np.ndarray | None = None
+        self._over = True
+
+    def _play_others(self) -> tuple[np.ndarray, np.ndarray, float, bool]:
+        """Let the other seats act until it is our seat's turn or the game is over."""
+        eng = self.engine
+        obs, mask = eng.observe()
+        reward, done = 0.0, False
+        while not done and eng.current[0] != self.seat:
+            policy = self.opponents[int(eng.current[0])]
+            obs, mask, rewards, d = eng.step(np.asarray(policy(obs, mask), dtype=np.int64))
+            reward += float(rewards[0, self.seat])
+            done = bool(d[0])
+        return obs, mask, reward, done
+
+    def _dict(self, obs: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:
+        return {"observation": obs[0].copy(), "action_mask": mask[0].astype(np.int8)}
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if self.engine is None or seed is not None:
+            engine_seed = int(self.np_random.integers(2**63))
+            self.engine = self.game.Engine(1, self.num_players, self.rules, seed=engine_seed, auto_reset=False)
+            for policy in {id(p): p for p in self.opponents.values()}.values():
+                if hasattr(policy, "seed"):
+                    policy.seed(int(self.np_random.integers(2**63)))
+        self.engine.reset()
+        obs, mask, _, _ = self._play_others()  # a game never ends before every seat has played
+        self._mask = mask[0]
+        self._over = False
+        return self._dict(obs, mask), {}
+
+    def step(self, action: int):
+        if self._over:
+            raise RuntimeError("the episode is over: call reset()")
+        try:
+            obs, mask, rewards, done = self.engine.step(np.array([action], dtype=np.int64))
+        except IllegalActionError as err:
+            if self.illegal_action == "raise":
+                raise
+            self._over = True
+            obs, mask = self.engine.observe()
+            return self._dict(obs, np.zeros_like(mask)), -1.0, True, False, {"illegal_action": str(err)}
+        reward = float(rewards[0, self.seat])
+        over = bool(done[0])
+        if not over:
+            obs, mask, more, over = self._play_others()
+            reward += more
+        self._mask = mask[0]
+        self._over = over
+        return self._dict(obs, mask), reward, over, False, {}
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask.astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        return self.game.render_position(self.engine.position(0), viewer=self.seat, rules=self.rules)
