@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 FORMAT_VERSION = 1
-GAMES = {"uno": "envs.uno"}
+GAMES = {"uno": "envs.uno", "tricks": "envs.uno_tricks"}
 
 
 def game_module(game: str) -> ModuleType:

@@ -40,11 +40,10 @@ counts as integers); tests and scripted policies use it instead of raw offsets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from envs.cards import DECK, NUM_CARD_TYPES, NUM_COLOURS, TYPE_VALUE
+from envs.layout import Field, build_layout, layout_bounds
 from envs.uno.rules import MAX_PLAYERS, UnoRules
 
 DECK_POINTS = int(TYPE_VALUE[DECK].sum())  # 1240: every card of the deck counted
@@ -53,27 +52,12 @@ PHASES: tuple[str, ...] = ("play", "drawn", "challenge", "uno", "colour")
 PLAY, DRAWN, CHALLENGE, UNO, COLOUR = range(5)
 
 
-@dataclass(frozen=True)
-class Field:
-    """One named slice of the observation vector."""
-
-    name: str
-    start: int
-    size: int
-    high: float
-    low: float = 0.0
-
-    @property
-    def slice(self) -> slice:
-        return slice(self.start, self.start + self.size)
-
-
-def _layout() -> dict[str, Field]:
-    spec = [
+FIELDS: dict[str, Field] = build_layout(
+    [
         ("hand", NUM_CARD_TYPES, 4),
         ("top_card", NUM_CARD_TYPES, 1),
         ("colour", NUM_COLOURS, 1),
-        ("direction", 1, 1),
+        ("direction", 1, 1, -1),
         ("num_players", 1, MAX_PLAYERS),
         ("hand_sizes", MAX_PLAYERS, 108),
         ("uno_declared", MAX_PLAYERS, 1),
@@ -88,22 +72,11 @@ def _layout() -> dict[str, Field]:
         ("revealed_hand", NUM_CARD_TYPES, 4),
         ("revealed_seat", MAX_PLAYERS, 1),
     ]
-    fields, start = {}, 0
-    for name, size, high in spec:
-        fields[name] = Field(name, start, size, float(high), -1.0 if name == "direction" else 0.0)
-        start += size
-    return fields
-
-
-FIELDS: dict[str, Field] = _layout()
+)
 OBS_SIZE: int = sum(f.size for f in FIELDS.values())
 assert OBS_SIZE == 328
 
-OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
-OBS_HIGH = np.zeros(OBS_SIZE, dtype=np.float32)
-for _f in FIELDS.values():
-    OBS_LOW[_f.slice] = _f.low
-    OBS_HIGH[_f.slice] = _f.high
+OBS_LOW, OBS_HIGH = layout_bounds(FIELDS)
 
 
 def observation_bounds(rules: UnoRules) -> tuple[np.ndarray, np.ndarray]:

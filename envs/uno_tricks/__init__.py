@@ -1,0 +1,29 @@
+"""The team trick game (RULES.md, game 2): rules, batched engine, actions, observations, positions."""
+
+from envs.core import IllegalActionError
+from envs.uno_tricks.actions import ACTION_NAMES, NUM_ACTIONS, action_id, action_name
+from envs.uno_tricks.engine import TricksEngine
+from envs.uno_tricks.observation import OBS_SIZE, decode, observation_bounds
+from envs.uno_tricks.render import describe_turn, render_position
+from envs.uno_tricks.rules import TricksRules
+
+# The names every game package exposes (records, replays, env wrappers and tournaments use them).
+Engine = TricksEngine
+Rules = TricksRules
+
+__all__ = [
+    "ACTION_NAMES",
+    "NUM_ACTIONS",
+    "OBS_SIZE",
+    "Engine",
+    "IllegalActionError",
+    "Rules",
+    "TricksEngine",
+    "TricksRules",
+    "action_id",
+    "action_name",
+    "decode",
+    "describe_turn",
+    "observation_bounds",
+    "render_position",
+]

@@ -1,0 +1,100 @@
+"""Layout of the trick game's observation, and its decoder.
+
+``float32[161]``: what the player to act may know, nothing else. Relative seats count
+from the observer in seat order: slot 0 is the observer, slot 2 its partner, slots 1
+and 3 the opponents (slot 1 lays after the observer). Teams are "own" and "other".
+
+=====================  ====  ==============================================================
+field                  size  content
+=====================  ====  ==============================================================
+``numbers``              10  own number cards, per number 0-9
+``specials``              5  own special cards: skip, reverse, +2, wild, +4
+``table_laid``            4  1 where that relative seat has laid this trick
+``table_number``         40  per relative seat, one-hot number of its laid card
+``table_forced``          4  1 where the laid card is a forced duplicate (worth 0)
+``table_added``          40  per relative seat, one-hot number of the card its Wild added
+``table_value``           4  what each seat's cards are worth in this trick now
+``table_specials``       20  per relative seat, specials laid with its card (skip,
+                             reverse, +2, wild, +4)
+``annulled``              1  a Skip was laid this trick: its points are annulled
+``team_points``           2  points in the own team's and the other team's piles
+``trick``                 1  trick number, from 1
+``leader``                4  one-hot relative seat of this trick's leader
+``numbers_out``          10  number cards in the two points piles (out of play), per number
+``hand_sizes``            4  number cards held per relative seat
+``special_counts``        4  special cards held per relative seat
+``number_pile_size``      1  cards in the number pile
+``special_pile_size``     1  cards in the special pile
+``phase``                 4  one-hot: lay, draw, return, swap
+``draw_limit``            1  phase draw: most number cards the +2 (2) or +4 (4) may take
+``returns_left``          1  phase return: cards still to put back
+=====================  ====  ==============================================================
+
+:func:`decode` turns a batch of observations back into named arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.layout import Field, build_layout, layout_bounds
+from envs.uno_tricks.rules import TricksRules
+
+PHASES: tuple[str, ...] = ("lay", "draw", "return", "swap")
+#: Special kinds in observation order (card kinds 10-14 of ``envs.cards``).
+SPECIAL_NAMES: tuple[str, ...] = ("skip", "reverse", "+2", "wild", "+4")
+
+
+FIELDS: dict[str, Field] = build_layout(
+    [
+        ("numbers", 10, 76),
+        ("specials", 5, 8),
+        ("table_laid", 4, 1),
+        ("table_number", 40, 1),
+        ("table_forced", 4, 1),
+        ("table_added", 40, 1),
+        ("table_value", 4, 18),
+        ("table_specials", 20, 2),
+        ("annulled", 1, 1),
+        ("team_points", 2, 360),
+        ("trick", 1, 1e6),  # see observation_bounds
+        ("leader", 4, 1),
+        ("numbers_out", 10, 8),
+        ("hand_sizes", 4, 76),
+        ("special_counts", 4, 32),
+        ("number_pile_size", 1, 76),
+        ("special_pile_size", 1, 32),
+        ("phase", len(PHASES), 1),
+        ("draw_limit", 1, 4),
+        ("returns_left", 1, 76),
+    ]
+)
+OBS_SIZE: int = sum(f.size for f in FIELDS.values())
+assert OBS_SIZE == 161
+
+
+def observation_bounds(rules: TricksRules) -> tuple[np.ndarray, np.ndarray]:
+    """Low and high of every observation value (the trick count has no fixed end under the
+    literal exchange rule; a large finite bound keeps Gymnasium's checker content)."""
+    low, high = layout_bounds(FIELDS)
+    high[FIELDS["trick"].slice] = 11 if rules.exchange_returns == "drawn" else 1e6  # 11 once the game is over
+    return low, high
+
+
+def decode(obs: np.ndarray) -> dict[str, np.ndarray]:
+    """Named fields of observations ``[..., 161]`` (counts as ``int64``; one-hots also as
+    indices: ``leader`` and ``phase``; per-seat one-hots as ``[..., 4]`` numbers, -1 if none)."""
+    obs = np.asarray(obs)
+    if obs.shape[-1] != OBS_SIZE:
+        raise ValueError(f"an observation has {OBS_SIZE} values, got shape {obs.shape}")
+    out = {name: np.rint(obs[..., f.slice]).astype(np.int64) for name, f in FIELDS.items()}
+    for name in ("leader", "phase"):
+        onehot = out[name]
+        out[name] = np.where(onehot.any(axis=-1), onehot.argmax(axis=-1), -1)
+    for name in ("table_number", "table_added"):
+        per_seat = out[name].reshape(*obs.shape[:-1], 4, 10)
+        out[name] = np.where(per_seat.any(axis=-1), per_seat.argmax(axis=-1), -1)
+    out["table_specials"] = out["table_specials"].reshape(*obs.shape[:-1], 4, 5)
+    for name in ("annulled", "trick", "number_pile_size", "special_pile_size", "draw_limit", "returns_left"):
+        out[name] = out[name][..., 0]
+    return out

@@ -1,0 +1,309 @@
+"""Readable positions of trick games: engine state <-> JSON-serialisable dict.
+
+Card names are those of ``envs.cards`` (``R7``, ``GS``, ``Y+2``, ``W``, ``W+4``). Since
+colours never matter in this game, a position may also name a card without its colour:
+``"7"`` for a number card, ``"skip"``, ``"reverse"``, ``"+2"``, ``"wild"``, ``"+4"`` for
+specials; such a card takes the first colour the deck still has. Positions written by
+the engine always carry full names. A position may hold part of the deck.
+
+Keys (required first; the others default as shown)::
+
+    hands            per seat, its number cards             [["R7", "G0", ...], ...] x4
+    specials         per seat, its special cards            [["Y+2", "W"], ...] x4
+    number_pile      number cards, top first
+    special_pile     special cards, top first
+    table            per seat: null (not laid this trick) or {"card": "R7", "forced": false,
+                     "added": "G3" or null (card a Wild added), "specials": ["W"]}
+    leader           seat that led this trick
+    current_player   seat to act
+    phase            "lay", "draw", "return", "swap" (or "over")
+    trick            trick number, from 1                                    1
+    annulled         a Skip was laid this trick                              false
+    draw_limit       phase draw: 2 after a +2, 4 after a +4     from the table
+    returns_left     phase return: number cards still to put back            0
+    points_piles     per team (A: seats 0+2, B: 1+3), the cards it took       [[], []]
+    points           per team, checked against points_piles             derived
+    rng              {"game_seed": int, "counter": int}                 from the seed
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from envs.cards import (
+    KIND_DRAW_TWO,
+    KIND_REVERSE,
+    KIND_WILD_DRAW_FOUR,
+    NUM_CARD_TYPES,
+    TYPE_COPIES,
+    TYPE_KIND,
+    TYPE_NAMES,
+    TYPE_NUMBER,
+    card_type,
+    check_within_deck,
+)
+from envs.uno_tricks.engine import NUMBER_TYPE_IDS, PHASE_NAMES, SPECIAL_TYPE_IDS, TricksEngine
+from envs.uno_tricks.observation import SPECIAL_NAMES
+from envs.uno_tricks.rules import NUM_PLAYERS
+
+REQUIRED = ("hands", "specials", "number_pile", "special_pile", "table", "leader", "current_player", "phase")
+OPTIONAL = (
+    "game",
+    "num_players",
+    "trick",
+    "annulled",
+    "draw_limit",
+    "returns_left",
+    "points_piles",
+    "points",
+    "rng",
+)
+_SPECIAL_ALIASES = {name.upper(): i for i, name in enumerate(SPECIAL_NAMES)}
+
+
+def _names(types: Sequence[int] | np.ndarray) -> list[str]:
+    return [TYPE_NAMES[int(t)] for t in types]
+
+
+def _hand_names(counts: np.ndarray, numbers: bool) -> list[str]:
+    keep = (TYPE_NUMBER >= 0) == numbers
+    return _names(np.repeat(np.arange(NUM_CARD_TYPES), np.where(keep, counts, 0)))
+
+
+def position_of(eng: TricksEngine, i: int) -> dict[str, Any]:
+    """The position of game ``i`` of ``eng``."""
+    if not 0 <= i < eng.num_games:
+        raise IndexError(f"game {i} out of range 0..{eng.num_games - 1}")
+    eng._require_dealt()
+    table = []
+    for seat in range(NUM_PLAYERS):
+        if eng.table_card[i, seat] < 0:
+            table.append(None)
+            continue
+        added = eng.table_added[i, seat]
+        table.append(
+            {
+                "card": TYPE_NAMES[eng.table_card[i, seat]],
+                "forced": bool(eng.table_forced[i, seat]),
+                "added": TYPE_NAMES[added] if added >= 0 else None,
+                "specials": _names(t for t in eng.table_specials[i, seat] if t >= 0),
+            }
+        )
+    return {
+        "game": "tricks",
+        "hands": [_hand_names(eng.hands[i, p], numbers=True) for p in range(NUM_PLAYERS)],
+        "specials": [_hand_names(eng.hands[i, p], numbers=False) for p in range(NUM_PLAYERS)],
+        "number_pile": _names(eng.numbers.listing(i)),
+        "special_pile": _names(eng.specials.listing(i)),
+        "table": table,
+        "leader": int(eng.leader[i]),
+        "current_player": int(eng.current[i]),
+        "phase": PHASE_NAMES[eng.phase[i]],
+        "trick": int(eng.trick[i]),
+        "annulled": bool(eng.annulled[i]),
+        "draw_limit": int(eng.draw_limit[i]),
+        "returns_left": int(eng.returns_left[i]),
+        "points": [int(x) for x in eng.team_points(np.array([i]))[0]],
+        "points_piles": [_hand_names(eng.points_piles[i, t], numbers=True) for t in range(2)],
+        "rng": {"game_seed": int(eng.game_seeds[i]), "counter": int(eng.rng_counter[i])},
+    }
+
+
+class _CardNames:
+    """Resolves the card names of one position: full names first, then colourless ones
+    (each takes the first colour the deck still has), so every card stays within the deck."""
+
+    def __init__(self) -> None:
+        self.slots: list[tuple[str, str, bool]] = []  # (name, where, must be a number card)
+
+    def add(self, names: Any, where: str, number: bool) -> list[int]:
+        if not isinstance(names, (list, tuple)):
+            raise ValueError(f"{where} must be a list of card names, got {names!r}")
+        first = len(self.slots)
+        self.slots += [(str(n), where, number) for n in names]
+        return list(range(first, len(self.slots)))
+
+    def resolve(self) -> list[int]:
+        types: list[int | None] = [None] * len(self.slots)
+        aliases = []
+        for j, (name, where, number) in enumerate(self.slots):
+            key = name.strip().upper()
+            if (number and key.isdigit() and len(key) == 1) or (not number and key in _SPECIAL_ALIASES):
+                aliases.append(j)
+                continue
+            try:
+                t = card_type(name)
+            except ValueError as err:
+                raise ValueError(f"{where}: {err}") from None
+            if (TYPE_NUMBER[t] >= 0) != number:
+                raise ValueError(f"{where}: {name} is {'a special' if number else 'a number'} card")
+            types[j] = t
+        used = np.bincount([t for t in types if t is not None], minlength=NUM_CARD_TYPES)
+        check_within_deck(used, "the position's cards")
+        for j in aliases:
+            name, where, number = self.slots[j]
+            key = name.strip().upper()
+            options = NUMBER_TYPE_IDS[int(key)] if number else SPECIAL_TYPE_IDS[_SPECIAL_ALIASES[key]]
+            free = [int(t) for t in options if used[t] < TYPE_COPIES[t]]
+            if not free:
+                raise ValueError(f"{where}: no {name} is left in the deck for this position")
+            types[j] = free[0]
+            used[free[0]] += 1
+        return [int(t) for t in types]
+
+
+def _seat(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < NUM_PLAYERS:
+        raise ValueError(f"{what} must be a seat 0..3, got {value!r}")
+    return int(value)
+
+
+def _count(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{what} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def load_positions(
+    cls: type[TricksEngine],
+    positions: Sequence[dict[str, Any]],
+    rules: Any,
+    seed: int | Sequence[int] | None,
+    auto_reset: bool,
+) -> TricksEngine:
+    """Build an engine whose game ``j`` starts from ``positions[j]``; every error names the position."""
+    if isinstance(positions, dict) or not len(positions):
+        raise ValueError("from_positions takes a non-empty list of position dicts")
+    eng = cls(num_games=len(positions), rules=rules, seed=seed, auto_reset=auto_reset)
+    for j, pos in enumerate(positions):
+        try:
+            _load_one(eng, j, pos)
+        except ValueError as err:
+            raise ValueError(f"position {j}: {err}") from None
+    eng._dealt = True
+    eng._mask = None
+    return eng
+
+
+def _load_one(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
+    if not isinstance(pos, dict):
+        raise ValueError(f"a position is a dict, got {type(pos).__name__}")
+    missing = [k for k in REQUIRED if k not in pos]
+    if missing:
+        raise ValueError(f"missing key(s) {', '.join(missing)}")
+    unknown = sorted(set(pos) - set(REQUIRED) - set(OPTIONAL))
+    if unknown:
+        raise ValueError(f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(REQUIRED + OPTIONAL)}")
+    if pos.get("game", "tricks") != "tricks":
+        raise ValueError(f"this is a position of {pos['game']!r}, not of the trick game")
+    if pos.get("num_players", NUM_PLAYERS) != NUM_PLAYERS:
+        raise ValueError("the trick game is for exactly 4 players")
+    for key, size in (("hands", NUM_PLAYERS), ("specials", NUM_PLAYERS), ("table", NUM_PLAYERS)):
+        if not isinstance(pos[key], (list, tuple)) or len(pos[key]) != size:
+            raise ValueError(f"{key} must list {size} entries, one per seat")
+    piles = pos.get("points_piles", [[], []])
+    if not isinstance(piles, (list, tuple)) or len(piles) != 2:
+        raise ValueError("points_piles must list 2 piles (team A, team B)")
+
+    names = _CardNames()
+    hands = [names.add(pos["hands"][p], f"hands[{p}]", True) for p in range(NUM_PLAYERS)]
+    specials = [names.add(pos["specials"][p], f"specials[{p}]", False) for p in range(NUM_PLAYERS)]
+    number_pile = names.add(pos["number_pile"], "number_pile", True)
+    special_pile = names.add(pos["special_pile"], "special_pile", False)
+    team_piles = [names.add(piles[t], f"points_piles[{t}]", True) for t in range(2)]
+    table = []
+    for seat, entry in enumerate(pos["table"]):
+        if entry is None:
+            table.append(None)
+            continue
+        where = f"table[{seat}]"
+        if not isinstance(entry, dict) or "card" not in entry:
+            raise ValueError(f"{where} must be null or {{'card': ..., 'forced': ..., 'added': ..., 'specials': [...]}}")
+        extra = set(entry) - {"card", "forced", "added", "specials"}
+        if extra:
+            raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(extra))}")
+        card = names.add([entry["card"]], f"{where}.card", True)[0]
+        added = entry.get("added")
+        added_slot = None if added is None else names.add([added], f"{where}.added", True)[0]
+        laid_specials = names.add(entry.get("specials", []), f"{where}.specials", False)
+        table.append((card, bool(entry.get("forced", False)), added_slot, laid_specials))
+    types = names.resolve()
+
+    def counts(slots: list[int]) -> np.ndarray:
+        return np.bincount([types[s] for s in slots], minlength=NUM_CARD_TYPES)
+
+    phase_name = pos["phase"]
+    if phase_name not in PHASE_NAMES:
+        raise ValueError(f"phase {phase_name!r} is not one of {', '.join(PHASE_NAMES)}")
+    if phase_name == "over" and eng.auto_reset:
+        raise ValueError("phase 'over' (a finished game) loads only with auto_reset=False")
+    leader = _seat(pos["leader"], "leader")
+    current = _seat(pos["current_player"], "current_player")
+    hand_counts = np.stack([counts(hands[p]) + counts(specials[p]) for p in range(NUM_PLAYERS)])
+    numbers_held = (hand_counts * (TYPE_NUMBER >= 0)).sum(axis=1)
+
+    eng.table_card[j], eng.table_forced[j], eng.table_added[j], eng.table_specials[j] = -1, False, -1, -1
+    for seat, entry in enumerate(table):
+        if entry is None:
+            continue
+        card, forced, added_slot, laid_specials = entry
+        kinds = sorted(TYPE_KIND[types[s]] for s in laid_specials)
+        if len(kinds) > 2 or (len(kinds) == 2 and kinds != [KIND_DRAW_TWO, KIND_WILD_DRAW_FOUR]):
+            raise ValueError(f"table[{seat}].specials: one special card, or the +2 and +4 pair")
+        eng.table_card[j, seat] = types[card]
+        eng.table_forced[j, seat] = forced
+        eng.table_added[j, seat] = -1 if added_slot is None else types[added_slot]
+        ordered = sorted((types[s] for s in laid_specials), key=lambda t: TYPE_KIND[t])  # +2 before +4
+        eng.table_specials[j, seat, : len(ordered)] = ordered
+    laid_here = eng.table_card[j, current] >= 0
+    own_specials = [TYPE_KIND[t] for t in eng.table_specials[j, current] if t >= 0]
+    draw_limit = returns_left = 0
+    if phase_name == "lay":
+        if laid_here:
+            raise ValueError(f"phase 'lay': player {current} has already laid this trick (table[{current}])")
+        if numbers_held[current] == 0:
+            raise ValueError(f"phase 'lay': player {current} holds no number card to lay")
+    elif phase_name in ("draw", "return", "swap") and not laid_here:
+        raise ValueError(f"phase '{phase_name}' follows the current player's card: table[{current}] is empty")
+    if phase_name == "draw":
+        limits = {2: KIND_DRAW_TWO, 4: KIND_WILD_DRAW_FOUR}
+        draw_limit = _count(pos.get("draw_limit", 4 if limits[4] in own_specials else 2), "draw_limit")
+        if draw_limit not in limits or limits[draw_limit] not in own_specials or len(own_specials) != 1:
+            raise ValueError("phase 'draw' follows a +2 (draw_limit 2) or a +4 (draw_limit 4) laid alone")
+    elif pos.get("draw_limit", 0):
+        raise ValueError("draw_limit is only set in phase 'draw'")
+    if phase_name == "return":
+        returns_left = _count(pos.get("returns_left", 0), "returns_left")
+        if not 1 <= returns_left <= numbers_held[current]:
+            raise ValueError(f"phase 'return' needs 1 <= returns_left <= the {numbers_held[current]} number cards held")
+    elif pos.get("returns_left", 0):
+        raise ValueError("returns_left is only set in phase 'return'")
+    if phase_name == "swap":
+        others = [s for s in range(NUM_PLAYERS) if s != current and eng.table_card[j, s] >= 0]
+        if KIND_REVERSE not in own_specials or not others:
+            raise ValueError("phase 'swap' follows a Reverse, with another card on the table")
+
+    eng.hands[j] = hand_counts
+    eng.numbers.set(j, [types[s] for s in number_pile])
+    eng.specials.set(j, [types[s] for s in special_pile])
+    eng.points_piles[j] = np.stack([counts(team_piles[t]) for t in range(2)])
+    if "points" in pos and list(pos["points"]) != [int(x) for x in eng.team_points(np.array([j]))[0]]:
+        raise ValueError(f"points {pos['points']} differ from the points piles' {eng.team_points(np.array([j]))[0]}")
+    eng.leader[j] = leader
+    eng.current[j] = current
+    eng.phase[j] = PHASE_NAMES.index(phase_name)
+    eng.trick[j] = _count(pos.get("trick", 1), "trick")
+    if eng.trick[j] < 1:
+        raise ValueError("trick counts from 1")
+    eng.annulled[j] = bool(pos.get("annulled", False))
+    eng.draw_limit[j] = draw_limit
+    eng.returns_left[j] = returns_left
+    state = pos.get("rng")
+    if state is not None:
+        if not isinstance(state, dict) or not {"game_seed", "counter"} <= set(state):
+            raise ValueError("rng must be {'game_seed': int, 'counter': int}")
+        eng.game_seeds[j] = np.uint64(int(state["game_seed"]) & ((1 << 64) - 1))
+        eng.rng_counter[j] = np.uint64(int(state["counter"]))

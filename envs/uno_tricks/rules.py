@@ -1,0 +1,59 @@
+"""Every rule option of the team trick game (RULES.md, game 2), validated on construction."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+NUM_PLAYERS = 4  # partners sit opposite: seats 0 and 2 are team A, 1 and 3 team B
+NUMBERS_DEALT = 10
+SPECIALS_DEALT = 3
+
+#: ``reward="points"`` pays (own team's points - the other team's) times this constant.
+POINTS_REWARD_SCALE = 0.01
+
+_CHOICES = {"exchange_returns": ("drawn", "two"), "reward": ("win", "points")}
+
+
+@dataclass(frozen=True)
+class TricksRules:
+    """Rules of the trick game.
+
+    Attributes:
+        exchange_returns: after a +2 or +4 the player puts back ``"drawn"`` (as many number
+            cards as it drew, so hand sizes never change: ten tricks) or ``"two"`` (the
+            literal reading: exactly two, or the whole hand if it holds fewer).
+        reward: ``"win"`` (+1 to both winners, -1 to both losers, 0 on a draw) or
+            ``"points"`` (own team's points minus the other's, times
+            :data:`POINTS_REWARD_SCALE`); partners always share their team's reward.
+    """
+
+    exchange_returns: str = "drawn"
+    reward: str = "win"
+
+    def __post_init__(self) -> None:
+        for name, allowed in _CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(
+                    f"TricksRules.{name}={getattr(self, name)!r} is not an option; allowed: {', '.join(allowed)}"
+                )
+
+    def check_players(self, num_players: int) -> None:
+        """The trick game is for exactly four players (two teams of two)."""
+        if num_players != NUM_PLAYERS:
+            raise ValueError(f"the trick game is for exactly 4 players (two teams of two), got {num_players!r}")
+
+    @classmethod
+    def from_dict(cls, options: Mapping[str, Any] | None) -> TricksRules:
+        """Rules from a config mapping; an unknown key is a ``ValueError`` naming the allowed ones."""
+        options = dict(options or {})
+        allowed = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(options) - set(allowed))
+        if unknown:
+            raise ValueError(f"unknown TricksRules option(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
+        return cls(**options)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)

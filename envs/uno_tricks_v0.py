@@ -1,0 +1,54 @@
+"""The team trick game as a PettingZoo AEC environment and a Gymnasium single-seat environment.
+
+Both drive a one-game :class:`~envs.uno_tricks.TricksEngine` through ``envs.wrappers``;
+no rule is written here. Four agents, ``player_0`` … ``player_3``; partners sit opposite
+(``player_0`` and ``player_2`` are team A) and share their team's reward.
+
+>>> from envs import uno_tricks_v0
+>>> env = uno_tricks_v0.env(render_mode="ansi", exchange_returns="two")
+>>> env.reset(seed=0)
+
+Observations are ``{"observation": float32[161], "action_mask": int8[89]}`` (layout in
+``envs.uno_tricks.observation``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+import envs.uno_tricks as game
+from envs.uno_tricks import TricksRules
+from envs.uno_tricks.rules import NUM_PLAYERS
+from envs.wrappers import BatchedPolicy, EngineAEC, SeatEnv
+
+
+def env(rules: TricksRules | Mapping[str, Any] | None = None, render_mode: str | None = None, **options: Any) -> AECEnv:
+    """The AEC environment with PettingZoo's standard safety wrappers."""
+    aec = raw_env(rules=rules, render_mode=render_mode, **options)
+    aec = wrappers.AssertOutOfBoundsWrapper(aec)
+    return wrappers.OrderEnforcingWrapper(aec)
+
+
+class raw_env(EngineAEC, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
+    """The trick game for four players; ``options`` are ``TricksRules`` fields."""
+
+    game = game
+    metadata = {"render_modes": ["ansi", "human"], "name": "uno_tricks_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self, rules: TricksRules | Mapping[str, Any] | None = None, render_mode: str | None = None, **options: Any
+    ) -> None:
+        EzPickle.__init__(self, rules=rules, render_mode=render_mode, **options)
+        super().__init__(NUM_PLAYERS, rules, render_mode, options)
+
+
+def gym_env(opponent: BatchedPolicy | Sequence[BatchedPolicy], seat: int = 0, **kwargs: Any) -> SeatEnv:
+    """A Gymnasium env for one seat; ``opponent`` plays the three others (or give three policies,
+    in seat order, the partner among them). Other keyword arguments as for
+    :class:`~envs.wrappers.SeatEnv`."""
+    return SeatEnv(game, opponent, num_players=NUM_PLAYERS, seat=seat, **kwargs)
