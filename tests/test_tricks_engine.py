@@ -46,6 +46,20 @@ def check_invariants(eng: TricksEngine, mask: np.ndarray) -> None:
         + eng.points_piles.sum(axis=1)
     )
     assert (total == TYPE_COPIES[None, :]).all(), "card conservation broken"
+    # the engine's running summaries agree with the cards themselves
+    summaries = (
+        eng.hand_numbers,
+        eng.hand_specials,
+        eng.number_count,
+        eng.special_count,
+        eng.points,
+        eng.numbers_out,
+        eng.on_table,
+    )
+    kept = [x.copy() for x in summaries]
+    eng._sync_summaries(np.arange(eng.num_games))
+    for before, after in zip(kept, summaries, strict=True):
+        np.testing.assert_array_equal(before, after)
     assert (eng.hands >= 0).all() and (eng.points_piles >= 0).all()
     live = eng.phase != 4
     assert mask.shape == (eng.num_games, NUM_ACTIONS) and mask[live].any(axis=1).all()

@@ -68,11 +68,17 @@ SPECIAL_TYPE_IDS = np.array([np.resize(np.flatnonzero(TYPE_KIND == k), 4) for k 
 _SPECIAL_INDEX = {kind: i for i, kind in enumerate(SPECIAL_KINDS)}
 #: For each lay combination, which special kinds (as indices into SPECIAL_KINDS) it uses.
 COMBO_SPECIALS = [[_SPECIAL_INDEX[k] for k in kinds] for kinds in A.COMBO_KINDS]
+_COMBO_FIRST = np.array([kinds[0] if kinds else -1 for kinds in COMBO_SPECIALS])  # first special card
+_COMBO_SECOND = np.array([kinds[1] if len(kinds) > 1 else -1 for kinds in COMBO_SPECIALS])  # the pair's +4
 _NUMBER_OF = np.where(TYPE_NUMBER >= 0, TYPE_NUMBER, 0).astype(np.int64)  # value of a number card type
 _SPECIAL_OF = np.full(NUM_CARD_TYPES, -1, np.int64)  # special kind index of a type
 for _i, _kind in enumerate(SPECIAL_KINDS):
     _SPECIAL_OF[TYPE_KIND == _kind] = _i
 
+#: One-hot number of a card type, all zero for no card (index -1 is the last row) or a special.
+_NUMBER_ONEHOT = np.zeros((NUM_CARD_TYPES + 1, 10), np.float32)
+_NUMBER_ONEHOT[NUMBER_TYPES, TYPE_NUMBER[NUMBER_TYPES]] = 1.0
+_SEAT_ORDER = (np.arange(NUM_PLAYERS)[:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS  # [viewer, relative]
 _CAT_LAY, _CAT_DRAW, _CAT_RETURN, _CAT_SWAP, _CAT_NONE = range(5)
 _ACTION_CATEGORY = np.full(A.NUM_ACTIONS, _CAT_LAY, np.int64)
 _ACTION_CATEGORY[A.DRAW : A.DRAW + 5] = _CAT_DRAW
@@ -148,17 +154,28 @@ class TricksEngine(BatchedEngine):
     # ------------------------------------------------------------------ state
     def _allocate(self) -> None:
         B = self.num_games
-        self.hands = np.zeros((B, NUM_PLAYERS, NUM_CARD_TYPES), np.int8)  # number and special cards
-        self._hand_rows = self.hands.reshape(B * NUM_PLAYERS, NUM_CARD_TYPES)
-        self._row_base = self._ar * NUM_PLAYERS
+        P = NUM_PLAYERS
+        self.hands = np.zeros((B, P, NUM_CARD_TYPES), np.int8)  # number and special cards, by type
+        self._hand_rows = self.hands.reshape(B * P, NUM_CARD_TYPES)
+        self._row_base = self._ar * P  # seat p of game b is row b * P + p of the [B * P, ...] views
+        # Summaries of the hands that play and observation read, kept in step with them:
+        self.hand_numbers = np.zeros((B, P, 10), np.int8)  # number cards per number
+        self.hand_specials = np.zeros((B, P, 5), np.int8)  # special cards per kind
+        self.number_count = np.zeros((B, P), np.int64)
+        self.special_count = np.zeros((B, P), np.int64)
+        self.on_table = np.zeros((B, 10), bool)  # numbers laid this trick (Wild-added cards not)
         self.numbers = CardQueue(B, NUMBER_DECK.size)
         self.specials = CardQueue(B, SPECIAL_DECK.size)
         self.table_card = np.full((B, NUM_PLAYERS), -1, np.int64)  # laid number card per seat
         self.table_forced = np.zeros((B, NUM_PLAYERS), bool)  # a forced duplicate, worth 0
         self.table_added = np.full((B, NUM_PLAYERS), -1, np.int64)  # card a Wild added
+        self.table_value = np.zeros((B, NUM_PLAYERS), np.int64)  # what each seat's cards are worth now
         self.table_specials = np.full((B, NUM_PLAYERS, 2), -1, np.int64)  # specials laid with it
+        self.table_special_kinds = np.zeros((B, NUM_PLAYERS, 5), np.int8)  # the same, per kind
         self.annulled = np.zeros(B, bool)  # a Skip was laid this trick
         self.points_piles = np.zeros((B, 2, NUM_CARD_TYPES), np.int8)  # per team
+        self.points = np.zeros((B, 2), np.int64)  # value of each team's points pile
+        self.numbers_out = np.zeros((B, 10), np.int64)  # number cards in the points piles, per number
         self.leader = np.zeros(B, np.int64)
         self.current = np.zeros(B, np.int64)
         self.phase = np.zeros(B, np.int64)
@@ -169,34 +186,68 @@ class TricksEngine(BatchedEngine):
         self.trick_winner = np.full(B, -1, np.int64)
 
     # ------------------------------------------------------------------ hands
-    def _held(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        """Hands of these seats, ``[k, 54]``."""
-        return self._hand_rows.take(self._row_base[games] + seats, axis=0)
-
-    @staticmethod
-    def _number_counts(hands: np.ndarray) -> np.ndarray:
-        """Number cards per number 0-9 of hands ``[..., 54]`` (colours summed)."""
-        return hands[..., :52].reshape(*hands.shape[:-1], 4, 13)[..., :10].sum(-2)
-
-    @staticmethod
-    def _special_counts(hands: np.ndarray) -> np.ndarray:
-        """Special cards per kind (skip, reverse, +2, wild, +4) of hands ``[..., 54]``."""
-        coloured = hands[..., :52].reshape(*hands.shape[:-1], 4, 13)[..., 10:13].sum(-2)
-        return np.concatenate([coloured, hands[..., 52:54]], axis=-1)
+    def _sync_summaries(self, games: np.ndarray) -> None:
+        """Recompute the summaries of hands, points piles and table from the cards themselves
+        (after a deal or a loaded position; every step keeps them in step incrementally)."""
+        hands = self.hands[games].astype(np.int64)
+        coloured = hands[..., :52].reshape(games.size, NUM_PLAYERS, 4, 13)
+        self.hand_numbers[games] = coloured[..., :10].sum(axis=2)
+        self.hand_specials[games] = np.concatenate([coloured[..., 10:13].sum(axis=2), hands[..., 52:54]], axis=2)
+        self.number_count[games] = self.hand_numbers[games].sum(axis=2)
+        self.special_count[games] = self.hand_specials[games].sum(axis=2)
+        piles = self.points_piles[games].astype(np.int64)
+        self.points[games] = piles @ _NUMBER_OF
+        self.numbers_out[games] = piles.sum(axis=1)[:, :52].reshape(games.size, 4, 13)[..., :10].sum(axis=1)
+        laid = self.table_specials[games]
+        kinds = np.zeros((games.size, NUM_PLAYERS, 6), np.int8)  # column 5 collects the empty slots
+        np.add.at(
+            kinds,
+            (
+                np.arange(games.size)[:, None, None],
+                np.arange(NUM_PLAYERS)[None, :, None],
+                np.where(laid >= 0, _SPECIAL_OF[np.maximum(laid, 0)], 5),
+            ),
+            1,
+        )
+        self.table_special_kinds[games] = kinds[..., :5]
+        self.table_value[games] = self._seat_values(
+            self.table_card[games], self.table_forced[games], self.table_added[games]
+        )
+        card = self.table_card[games]
+        on = np.zeros((games.size, 11), bool)
+        on[np.arange(games.size)[:, None], np.where(card >= 0, _NUMBER_OF[np.maximum(card, 0)], 10)] = True
+        self.on_table[games] = on[:, :10]
 
     def _remove_first(self, games: np.ndarray, seats: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
-        """Take from each hand the first held type among ``type_ids [k, 4]`` (colour order)."""
-        held = self._held(games, seats)
+        """Take from each hand the first held type among ``type_ids [k, 4]`` (colour order);
+        all of one kind: number cards of one number, or special cards of one kind."""
+        held = self._hand_rows.take(self._row_base[games] + seats, axis=0)
         choice = np.take_along_axis(held, type_ids, axis=1).astype(bool).argmax(axis=1)
         card = type_ids[np.arange(games.size), choice]
         self.hands[games, seats, card] -= 1
+        if TYPE_NUMBER[type_ids[0, 0]] >= 0:
+            self.hand_numbers[games, seats, _NUMBER_OF[card]] -= 1
+            self.number_count[games, seats] -= 1
+        else:
+            self.hand_specials[games, seats, _SPECIAL_OF[card]] -= 1
+            self.special_count[games, seats] -= 1
         return card
 
     def _give(self, games: np.ndarray, seats: np.ndarray, cards: np.ndarray) -> None:
-        """Add cards ``[k, m]`` (-1 padded) to the hands."""
+        """Add cards ``[k, m]`` (-1 padded; all number cards or all special cards) to the hands."""
         present = cards >= 0
-        flat = ((games * NUM_PLAYERS + seats)[:, None] * NUM_CARD_TYPES + cards)[present]
-        np.add.at(self.hands.reshape(-1), flat, 1)
+        if not present.any():
+            return
+        row = np.broadcast_to((games * NUM_PLAYERS + seats)[:, None], cards.shape)[present]
+        card = cards[present]
+        np.add.at(self._hand_rows, (row, card), 1)
+        got = present.sum(axis=1)
+        if TYPE_NUMBER[card[0]] >= 0:
+            np.add.at(self.hand_numbers.reshape(-1, 10), (row, _NUMBER_OF[card]), 1)
+            self.number_count[games, seats] += got
+        else:
+            np.add.at(self.hand_specials.reshape(-1, 5), (row, _SPECIAL_OF[card]), 1)
+            self.special_count[games, seats] += got
 
     # ------------------------------------------------------------------ dealing
     def _new_episode(self, games: np.ndarray) -> None:
@@ -224,13 +275,17 @@ class TricksEngine(BatchedEngine):
         self.trick[games] = 1
         leader = (self._random(games, 1)[:, 0] % np.uint64(NUM_PLAYERS)).astype(np.int64)  # drawn at random
         self._start_trick(games, leader)
+        self._sync_summaries(games)
 
     def _start_trick(self, games: np.ndarray, leader: np.ndarray) -> None:
         self.table_card[games] = -1
         self.table_forced[games] = False
         self.table_added[games] = -1
+        self.table_value[games] = 0
         self.table_specials[games] = -1
+        self.table_special_kinds[games] = 0
         self.annulled[games] = False
+        self.on_table[games] = False
         self.draw_limit[games] = 0
         self.returns_left[games] = 0
         self.leader[games] = leader
@@ -262,33 +317,45 @@ class TricksEngine(BatchedEngine):
     def _lay(self, games: np.ndarray, number: np.ndarray, combo: np.ndarray) -> np.ndarray:
         """Lay a number card (and specials); returns the games whose turn is over."""
         p = self.current[games]
-        on_table = self._table_numbers(games)
         card = self._remove_first(games, p, NUMBER_TYPE_IDS[number])
         self.table_card[games, p] = card
-        self.table_forced[games, p] = on_table[np.arange(games.size), number]
+        forced = self.on_table[games, number]
+        self.table_forced[games, p] = forced
+        self.table_value[games, p] = np.where(forced, 0, number)
+        self.on_table[games, number] = True
+        for slot, kinds in enumerate((_COMBO_FIRST, _COMBO_SECOND)):
+            kind = kinds[combo]
+            sel = (kind >= 0).nonzero()[0]
+            if sel.size:
+                g, s, k = games[sel], p[sel], kind[sel]
+                self.table_specials[g, s, slot] = self._remove_first(g, s, SPECIAL_TYPE_IDS[k])
+                self.table_special_kinds[g, s, k] += 1
         busy = np.zeros(games.size, bool)  # the turn goes on with a decision
-        for c in np.unique(combo[combo > 0]):
-            sel = (combo == c).nonzero()[0]
+        present = np.bincount(combo, minlength=len(A.COMBOS))
+        if present[A.SKIP]:
+            self.annulled[games[combo == A.SKIP]] = True
+        if present[A.WILD]:
+            sel = (combo == A.WILD).nonzero()[0]
             g, s = games[sel], p[sel]
-            for slot, kind in enumerate(COMBO_SPECIALS[c]):
-                kind_types = np.repeat(SPECIAL_TYPE_IDS[kind][None], sel.size, axis=0)
-                self.table_specials[g, s, slot] = self._remove_first(g, s, kind_types)
-            if c == A.SKIP:
-                self.annulled[g] = True
-            elif c == A.WILD:
-                self.table_added[g, s] = self.numbers.take(g, np.ones(sel.size, np.int64))[:, 0]
-            elif c == A.PAIR:
-                self._give(g, s, self.specials.take(g, np.full(sel.size, PAIR_SPECIALS)))
-            elif c in (A.PLUS2, A.PLUS4):
-                self.draw_limit[g] = 2 if c == A.PLUS2 else 4
-                self.phase[g] = DRAW
-                busy[sel] = True
-            elif c == A.REVERSE:
-                others = self.table_card[g] >= 0
-                others[np.arange(sel.size), s] = False
-                target = others.any(axis=1)  # with nothing else on the table there is no swap
-                self.phase[g[target]] = SWAP
-                busy[sel[target]] = True
+            added = self.numbers.take(g, np.ones(sel.size, np.int64))[:, 0]
+            self.table_added[g, s] = added
+            self.table_value[g, s] += np.where(added >= 0, _NUMBER_OF[np.maximum(added, 0)], 0)
+        if present[A.PAIR]:
+            sel = (combo == A.PAIR).nonzero()[0]
+            self._give(games[sel], p[sel], self.specials.take(games[sel], np.full(sel.size, PAIR_SPECIALS)))
+        if present[A.PLUS2] or present[A.PLUS4]:
+            sel = ((combo == A.PLUS2) | (combo == A.PLUS4)).nonzero()[0]
+            self.draw_limit[games[sel]] = np.where(combo[sel] == A.PLUS2, 2, 4)
+            self.phase[games[sel]] = DRAW
+            busy[sel] = True
+        if present[A.REVERSE]:
+            sel = (combo == A.REVERSE).nonzero()[0]
+            g = games[sel]
+            others = self.table_card[g] >= 0
+            others[np.arange(sel.size), p[sel]] = False
+            target = others.any(axis=1)  # with nothing else on the table there is no swap
+            self.phase[g[target]] = SWAP
+            busy[sel[target]] = True
         return games[~busy]
 
     def _draw(self, games: np.ndarray, taken: np.ndarray) -> np.ndarray:
@@ -304,7 +371,7 @@ class TricksEngine(BatchedEngine):
         if self.rules.exchange_returns == "drawn":
             returns = (cards >= 0).sum(axis=1)
         else:
-            returns = np.minimum(2, self._number_counts(self._held(games, p)).sum(axis=1))
+            returns = np.minimum(2, self.number_count[games, p])
         self.returns_left[games] = returns
         self.phase[games] = RETURN
         return games[returns == 0]
@@ -324,6 +391,10 @@ class TricksEngine(BatchedEngine):
         for table in (self.table_card, self.table_forced):
             mine, theirs = table[g, p].copy(), table[g, t].copy()
             table[g, p], table[g, t] = theirs, mine
+        for seat in (p, t):
+            self.table_value[g, seat] = self._seat_values(
+                self.table_card[g, seat], self.table_forced[g, seat], self.table_added[g, seat]
+            )
         return games
 
     def _end_turn(self, games: np.ndarray) -> None:
@@ -334,7 +405,7 @@ class TricksEngine(BatchedEngine):
         nxt = np.full(games.size, -1, np.int64)
         for step in (3, 2, 1):  # the nearest seat wins, so try it last
             seat = (p + step) % NUM_PLAYERS
-            ready = (self.table_card[games, seat] < 0) & (self._seat_numbers(games, seat) > 0)
+            ready = (self.table_card[games, seat] < 0) & (self.number_count[games, seat] > 0)
             nxt[ready] = seat[ready]
         more = nxt >= 0
         self.current[games[more]] = nxt[more]
@@ -349,7 +420,7 @@ class TricksEngine(BatchedEngine):
         laid = np.take_along_axis(self.table_card[games], order, axis=1)
         forced = np.take_along_axis(self.table_forced[games], order, axis=1)
         added = np.take_along_axis(self.table_added[games], order, axis=1)
-        values = self._seat_values(laid, forced, added)
+        values = np.take_along_axis(self.table_value[games], order, axis=1)
         team_of = order % 2
         sums = np.stack([(values * (team_of == t)).sum(axis=1) for t in (0, 1)], axis=1)
         annulled = self.annulled[games]
@@ -360,8 +431,13 @@ class TricksEngine(BatchedEngine):
         taken = (cards >= 0) & (winner[:, None] >= 0) & ~is_forced
         under = np.where(taken, -1, cards)
         self.numbers.put_under(games, under)
-        won = taken.nonzero()
-        np.add.at(self.points_piles, (games[won[0]], winner[won[0]], cards[won]), 1)
+        won_game, won_slot = taken.nonzero()
+        won_card = cards[won_game, won_slot]
+        np.add.at(
+            self.points_piles.reshape(-1), (games[won_game] * 2 + winner[won_game]) * NUM_CARD_TYPES + won_card, 1
+        )
+        np.add.at(self.numbers_out, (games[won_game], _NUMBER_OF[won_card]), 1)
+        np.add.at(self.points, (games[won_game], winner[won_game]), _NUMBER_OF[won_card])
         specials = np.take_along_axis(self.table_specials[games], order[:, :, None], axis=1).reshape(k, -1)
         self.specials.put_under(games, specials)
         self.trick_ended[games] = True
@@ -372,7 +448,7 @@ class TricksEngine(BatchedEngine):
         nxt = np.full(k, -1, np.int64)
         for step in (4, 3, 2, 1):
             seat = (leader + step) % NUM_PLAYERS
-            has = self._seat_numbers(games, seat) > 0
+            has = self.number_count[games, seat] > 0
             nxt[has] = seat[has]
         over = nxt < 0
         self._start_trick(games[~over], nxt[~over])
@@ -385,12 +461,8 @@ class TricksEngine(BatchedEngine):
         own = np.where((card >= 0) & ~forced, _NUMBER_OF[np.maximum(card, 0)], 0)
         return own + np.where(added >= 0, _NUMBER_OF[np.maximum(added, 0)], 0)
 
-    def team_points(self, games: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """Points in each team's pile, ``[k, 2]`` (team A, team B)."""
-        return self.points_piles[games].astype(np.int64) @ _NUMBER_OF
-
     def _game_over(self, games: np.ndarray) -> None:
-        points = self.team_points(games)
+        points = self.points[games]
         diff = points[:, 0] - points[:, 1]  # team A's margin
         if self.rules.reward == "points":
             team_a = diff * POINTS_REWARD_SCALE
@@ -398,31 +470,19 @@ class TricksEngine(BatchedEngine):
             team_a = np.sign(diff).astype(np.float64)
         self._finish(games, np.stack([team_a, -team_a, team_a, -team_a], axis=1))
 
-    # ------------------------------------------------------------------ queries
-    def _seat_numbers(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        return self._number_counts(self._held(games, seats)).sum(axis=1)
-
-    def _table_numbers(self, games: np.ndarray | slice) -> np.ndarray:
-        """``bool [k, 10]``: numbers laid this trick (forced duplicates included, Wild-added cards not)."""
-        card = self.table_card[games]
-        number = np.where(card >= 0, _NUMBER_OF[np.maximum(card, 0)], 10)
-        on = np.zeros((card.shape[0], 11), bool)
-        on[np.arange(card.shape[0])[:, None], number] = True
-        return on[:, :10]
-
     # ------------------------------------------------------------------ legal actions
     def _legal_mask(self) -> np.ndarray:
         B = self.num_games
         mask = np.zeros((B, A.NUM_ACTIONS), bool)
-        hand = self._held(self._ar, self.current)
-        numbers = self._number_counts(hand) > 0
+        rows = self._row_base + self.current
+        numbers = self.hand_numbers.reshape(-1, 10).take(rows, axis=0) > 0
         phase = self.phase
         g = (phase == LAY).nonzero()[0]
         if g.size:
-            allowed = numbers[g] & ~self._table_numbers(g)
+            allowed = numbers[g] & ~self.on_table[g]
             stuck = ~allowed.any(axis=1)  # only numbers already on the table: a forced duplicate
             allowed[stuck] = numbers[g][stuck]
-            held = self._special_counts(hand[g]) > 0
+            held = self.hand_specials.reshape(-1, 5).take(rows[g], axis=0) > 0
             combos = np.ones((g.size, len(A.COMBOS)), bool)
             for c, kinds in enumerate(COMBO_SPECIALS):
                 for kind in kinds:
@@ -445,36 +505,30 @@ class TricksEngine(BatchedEngine):
     def _observation(self, viewer: np.ndarray) -> np.ndarray:
         B = self.num_games
         obs = np.zeros((B, OBS_SIZE), np.float32)
-        hand = self._held(self._ar, viewer)
-        obs[:, _F["numbers"] : _F["numbers"] + 10] = self._number_counts(hand)
-        obs[:, _F["specials"] : _F["specials"] + 5] = self._special_counts(hand)
-        seats = (viewer[:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS  # relative seat order
-        card = np.take_along_axis(self.table_card, seats, axis=1)
-        forced = np.take_along_axis(self.table_forced, seats, axis=1)
-        added = np.take_along_axis(self.table_added, seats, axis=1)
-        laid = card >= 0
-        obs[:, _F["table_laid"] : _F["table_laid"] + 4] = laid
-        b, r = laid.nonzero()
-        obs[b, _F["table_number"] + 10 * r + _NUMBER_OF[card[b, r]]] = 1.0
-        obs[:, _F["table_forced"] : _F["table_forced"] + 4] = forced
-        b, r = (added >= 0).nonzero()
-        obs[b, _F["table_added"] + 10 * r + _NUMBER_OF[added[b, r]]] = 1.0
-        obs[:, _F["table_value"] : _F["table_value"] + 4] = self._seat_values(card, forced, added)
-        specials = np.take_along_axis(self.table_specials, seats[:, :, None], axis=1)
-        b, r, s = (specials >= 0).nonzero()
-        np.add.at(obs, (b, _F["table_specials"] + 5 * r + _SPECIAL_OF[specials[b, r, s]]), 1.0)
+        rows = self._row_base + viewer
+        obs[:, _F["numbers"] : _F["numbers"] + 10] = self.hand_numbers.reshape(-1, 10).take(rows, axis=0)
+        obs[:, _F["specials"] : _F["specials"] + 5] = self.hand_specials.reshape(-1, 5).take(rows, axis=0)
+        seats = _SEAT_ORDER[viewer]  # relative seat order
+        flat_seats = seats + self._row_base[:, None]  # into [B * 4] views
+        card = self.table_card.ravel().take(flat_seats)
+        obs[:, _F["table_laid"] : _F["table_laid"] + 4] = card >= 0
+        obs[:, _F["table_number"] : _F["table_number"] + 40] = _NUMBER_ONEHOT[card].reshape(B, 40)
+        obs[:, _F["table_forced"] : _F["table_forced"] + 4] = self.table_forced.ravel().take(flat_seats)
+        added = self.table_added.ravel().take(flat_seats)
+        obs[:, _F["table_added"] : _F["table_added"] + 40] = _NUMBER_ONEHOT[added].reshape(B, 40)
+        obs[:, _F["table_value"] : _F["table_value"] + 4] = self.table_value.ravel().take(flat_seats)
+        specials = self.table_special_kinds.reshape(-1, 5).take(flat_seats, axis=0)
+        obs[:, _F["table_specials"] : _F["table_specials"] + 20] = specials.reshape(B, 20)
         obs[:, _F["annulled"]] = self.annulled
         team = viewer % 2
-        points = self.team_points()
-        obs[:, _F["team_points"]] = points[self._ar, team]
-        obs[:, _F["team_points"] + 1] = points[self._ar, 1 - team]
+        obs[:, _F["team_points"]] = self.points[self._ar, team]
+        obs[:, _F["team_points"] + 1] = self.points[self._ar, 1 - team]
         obs[:, _F["trick"]] = self.trick
         live = (self.phase < OVER).nonzero()[0]
         obs[live, _F["leader"] + (self.leader[live] - viewer[live]) % NUM_PLAYERS] = 1.0
-        obs[:, _F["numbers_out"] : _F["numbers_out"] + 10] = self._number_counts(self.points_piles.sum(axis=1))
-        all_hands = np.take_along_axis(self.hands, seats[:, :, None], axis=1)
-        obs[:, _F["hand_sizes"] : _F["hand_sizes"] + 4] = self._number_counts(all_hands).sum(axis=2)
-        obs[:, _F["special_counts"] : _F["special_counts"] + 4] = self._special_counts(all_hands).sum(axis=2)
+        obs[:, _F["numbers_out"] : _F["numbers_out"] + 10] = self.numbers_out
+        obs[:, _F["hand_sizes"] : _F["hand_sizes"] + 4] = self.number_count.ravel().take(flat_seats)
+        obs[:, _F["special_counts"] : _F["special_counts"] + 4] = self.special_count.ravel().take(flat_seats)
         obs[:, _F["number_pile_size"]] = self.numbers.count
         obs[:, _F["special_pile_size"]] = self.specials.count
         obs[live, _F["phase"] + self.phase[live]] = 1.0

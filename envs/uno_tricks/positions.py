@@ -106,7 +106,7 @@ def position_of(eng: TricksEngine, i: int) -> dict[str, Any]:
         "annulled": bool(eng.annulled[i]),
         "draw_limit": int(eng.draw_limit[i]),
         "returns_left": int(eng.returns_left[i]),
-        "points": [int(x) for x in eng.team_points(np.array([i]))[0]],
+        "points": [int(x) for x in eng.points[i]],
         "points_piles": [_hand_names(eng.points_piles[i, t], numbers=True) for t in range(2)],
         "rng": {"game_seed": int(eng.game_seeds[i]), "counter": int(eng.rng_counter[i])},
     }
@@ -290,8 +290,9 @@ def _load_one(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
     eng.numbers.set(j, [types[s] for s in number_pile])
     eng.specials.set(j, [types[s] for s in special_pile])
     eng.points_piles[j] = np.stack([counts(team_piles[t]) for t in range(2)])
-    if "points" in pos and list(pos["points"]) != [int(x) for x in eng.team_points(np.array([j]))[0]]:
-        raise ValueError(f"points {pos['points']} differ from the points piles' {eng.team_points(np.array([j]))[0]}")
+    eng._sync_summaries(np.array([j]))
+    if "points" in pos and list(pos["points"]) != eng.points[j].tolist():
+        raise ValueError(f"points {pos['points']} differ from the points piles' {eng.points[j].tolist()}")
     eng.leader[j] = leader
     eng.current[j] = current
     eng.phase[j] = PHASE_NAMES.index(phase_name)
