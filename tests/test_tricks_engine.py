@@ -164,6 +164,24 @@ def scramble_hidden(pos: dict, seat: int, rng: np.random.Generator) -> dict:
     return pos
 
 
+def test_finished_games_keep_every_card_in_one_place():
+    """With auto_reset off a finished game stays: its table is clear, its position reloads."""
+    eng = TricksEngine(num_games=32, rules=TricksRules(exchange_returns="two"), seed=6, auto_reset=False)
+    _, mask = eng.reset()
+    rng = np.random.default_rng(3)
+    while (eng.phase != 4).any():
+        _, mask, rewards, done = eng.step(
+            random_actions(np.where((eng.phase == 4)[:, None], True, mask), rng.random(mask.shape))
+        )
+        check_invariants(eng, mask)
+        assert (np.signbit(rewards) == (rewards < 0)).all()  # a draw pays 0.0, not -0.0
+    positions = [eng.position(i) for i in range(32)]
+    assert all(p["phase"] == "over" and p["table"] == [None] * 4 for p in positions)
+    copy = TricksEngine.from_positions(positions, auto_reset=False)
+    assert [copy.position(i) for i in range(32)] == positions
+    assert not copy.legal_action_mask.any()
+
+
 def test_no_seat_sees_hidden_information():
     eng = TricksEngine(num_games=8, seed=4)
     _, mask = eng.reset()

@@ -56,7 +56,7 @@ def test_forced_duplicate_blocks_and_may_come_with_a_special():
     act(eng, "lay 7")
     assert legal(eng) == lays(7) | {"lay 7 wild"}
     act(eng, "lay 7 wild")
-    assert eng.position(0)["table"][1] == laid("G7", forced=True, added="R1", specials=["W"])
+    assert eng.position(0)["table"][1] == laid("G7", forced=True, added="R1", specials=["W"], by=1)
     assert "lay 8" in legal(eng) and "lay 7" not in legal(eng)
 
 
@@ -97,7 +97,7 @@ def test_wild_adds_the_top_number_card_and_the_ban_does_not_apply_to_it():
     eng = engine(position(HANDS, specials=[[], ["W"], [], []], number_pile=["Y7", "R2"]))
     act(eng, "lay 7", "lay 5 wild")  # adds Y7 although a 7 is on the table
     pos = eng.position(0)
-    assert pos["table"][1] == laid("B5", added="Y7", specials=["W"]) and pos["number_pile"] == ["R2"]
+    assert pos["table"][1] == laid("B5", added="Y7", specials=["W"], by=1) and pos["number_pile"] == ["R2"]
     obs, _ = eng.observe()  # seat 2's view: P2, P3, P0, P1
     assert decode(obs)["table_value"][0].tolist() == [0, 0, 7, 12]
 
@@ -112,7 +112,7 @@ def test_a_wild_added_card_blocks_no_later_number():
 def test_wild_with_an_empty_number_pile_adds_nothing():
     eng = engine(position(HANDS, specials=[["W"], [], [], []], number_pile=[]))
     act(eng, "lay 7 wild")
-    assert eng.position(0)["table"][0] == laid("R7", specials=["W"])
+    assert eng.position(0)["table"][0] == laid("R7", specials=["W"], by=0)
 
 
 def test_reverse_swaps_the_laid_cards_with_a_seat_that_has_laid():
@@ -131,7 +131,7 @@ def test_a_forced_duplicate_keeps_its_zero_when_swapped():
     eng = engine(position(hands, specials=[[], [], ["RR"], []]))
     act(eng, "lay 5", "lay 5", "lay 8 reverse", "swap 3")
     table = eng.position(0)["table"]
-    assert table[2] == laid("G5", forced=True, specials=["RR"]) and table[1] == laid("R8")
+    assert table[2] == laid("G5", forced=True, specials=["RR"], by=1) and table[1] == laid("R8", by=2)
     act(eng, "lay 1")  # A: 5 + 0 = 5, B: 8 + 1 = 9
     assert eng.position(0)["points"] == [0, 14]
 
@@ -141,7 +141,16 @@ def test_wild_added_cards_stay_with_their_seat_in_a_swap():
     eng = engine(position(hands, specials=[[], ["W"], ["RR"], []], number_pile=["R1", "R9"]))
     act(eng, "lay 2", "lay 4 wild", "lay 8 reverse", "swap 3")
     table = eng.position(0)["table"]
-    assert table[1] == laid("R8", added="R1", specials=["W"]) and table[2] == laid("G4", specials=["RR"])
+    assert table[1] == laid("R8", added="R1", specials=["W"], by=2) and table[2] == laid("G4", specials=["RR"], by=1)
+
+
+def test_cards_go_under_the_pile_in_the_order_they_were_laid_even_after_a_swap():
+    hands = [["R5", "Y2"], ["G3", "B4"], ["B2", "G8"], ["B1", "Y6"]]
+    specials = [[], ["RR"], ["GS"], []]
+    eng = engine(position(hands, specials=specials, number_pile=["R9"]))
+    act(eng, "lay 5", "lay 3 reverse", "swap 3")  # seat 1 takes seat 0's 5, seat 0 gets the 3
+    act(eng, "lay 2 skip", "lay 1")
+    assert eng.position(0)["number_pile"] == ["R9", "R5", "G3", "B2", "B1"]  # R5 was laid first
 
 
 def test_reverse_as_first_card_has_nothing_to_swap():

@@ -37,8 +37,14 @@ def position(
     return pos
 
 
-def laid(card: str, forced: bool = False, added: str | None = None, specials: list[str] | None = None) -> dict:
-    return {"card": card, "forced": forced, "added": added, "specials": specials or []}
+def laid(
+    card: str, forced: bool = False, added: str | None = None, specials: list[str] | None = None, by: int | None = None
+) -> dict:
+    """A table entry; ``by`` (who laid the card) is left out unless given (it defaults to the seat)."""
+    entry = {"card": card, "forced": forced, "added": added, "specials": specials or []}
+    if by is not None:
+        entry["laid_by"] = by
+    return entry
 
 
 def engine(pos: dict[str, Any] | list[dict[str, Any]], seed: int = 0, **rules: Any) -> TricksEngine:

@@ -168,6 +168,7 @@ class TricksEngine(BatchedEngine):
         self.specials = CardQueue(B, SPECIAL_DECK.size)
         self.table_card = np.full((B, NUM_PLAYERS), -1, np.int64)  # laid number card per seat
         self.table_forced = np.zeros((B, NUM_PLAYERS), bool)  # a forced duplicate, worth 0
+        self.table_laid_by = np.full((B, NUM_PLAYERS), -1, np.int64)  # who laid it (a swap moves cards)
         self.table_added = np.full((B, NUM_PLAYERS), -1, np.int64)  # card a Wild added
         self.table_value = np.zeros((B, NUM_PLAYERS), np.int64)  # what each seat's cards are worth now
         self.table_specials = np.full((B, NUM_PLAYERS, 2), -1, np.int64)  # specials laid with it
@@ -274,12 +275,21 @@ class TricksEngine(BatchedEngine):
         self.points_piles[games] = 0
         self.trick[games] = 1
         leader = (self._random(games, 1)[:, 0] % np.uint64(NUM_PLAYERS)).astype(np.int64)  # drawn at random
+        self._clear_table(games)
         self._start_trick(games, leader)
         self._sync_summaries(games)
 
     def _start_trick(self, games: np.ndarray, leader: np.ndarray) -> None:
+        """``leader`` leads the next trick (the table is clear)."""
+        self.leader[games] = leader
+        self.current[games] = leader
+        self.phase[games] = LAY
+
+    def _clear_table(self, games: np.ndarray) -> None:
+        """No card on the table, no pending decision: between tricks and at the end."""
         self.table_card[games] = -1
         self.table_forced[games] = False
+        self.table_laid_by[games] = -1
         self.table_added[games] = -1
         self.table_value[games] = 0
         self.table_specials[games] = -1
@@ -288,9 +298,6 @@ class TricksEngine(BatchedEngine):
         self.on_table[games] = False
         self.draw_limit[games] = 0
         self.returns_left[games] = 0
-        self.leader[games] = leader
-        self.current[games] = leader
-        self.phase[games] = LAY
 
     # ------------------------------------------------------------------ one step
     def _begin_step(self) -> None:
@@ -319,6 +326,7 @@ class TricksEngine(BatchedEngine):
         p = self.current[games]
         card = self._remove_first(games, p, NUMBER_TYPE_IDS[number])
         self.table_card[games, p] = card
+        self.table_laid_by[games, p] = p
         forced = self.on_table[games, number]
         self.table_forced[games, p] = forced
         self.table_value[games, p] = np.where(forced, 0, number)
@@ -388,7 +396,7 @@ class TricksEngine(BatchedEngine):
         g = games[swap]
         p = self.current[g]
         t = (p + seats_on[swap]) % NUM_PLAYERS
-        for table in (self.table_card, self.table_forced):
+        for table in (self.table_card, self.table_forced, self.table_laid_by):
             mine, theirs = table[g, p].copy(), table[g, t].copy()
             table[g, p], table[g, t] = theirs, mine
         for seat in (p, t):
@@ -416,21 +424,21 @@ class TricksEngine(BatchedEngine):
     def _end_trick(self, games: np.ndarray) -> None:
         """Score the trick, move its cards, and start the next one (or end the game)."""
         k = games.size
-        order = (self.leader[games][:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS  # laying order
-        laid = np.take_along_axis(self.table_card[games], order, axis=1)
-        forced = np.take_along_axis(self.table_forced[games], order, axis=1)
-        added = np.take_along_axis(self.table_added[games], order, axis=1)
-        values = np.take_along_axis(self.table_value[games], order, axis=1)
-        team_of = order % 2
-        sums = np.stack([(values * (team_of == t)).sum(axis=1) for t in (0, 1)], axis=1)
-        annulled = self.annulled[games]
-        winner = np.where(annulled | (sums[:, 0] == sums[:, 1]), -1, (sums[:, 1] > sums[:, 0]).astype(np.int64))
-        # Cards in laying order: each seat's laid card, then the card its Wild added.
-        cards = np.stack([laid, added], axis=2).reshape(k, 2 * NUM_PLAYERS)
-        is_forced = np.stack([forced, np.zeros_like(forced)], axis=2).reshape(k, 2 * NUM_PLAYERS)
+        leader = self.leader[games]
+        values = self.table_value[games]
+        sums = np.stack([values[:, 0] + values[:, 2], values[:, 1] + values[:, 3]], axis=1)  # team A, team B
+        winner = np.where(self.annulled[games] | (sums[:, 0] == sums[:, 1]), -1, (sums[:, 1] > sums[:, 0]))
+        # The trick's cards in laying order: each card laid (wherever a Reverse moved it), and a
+        # Wild's card right after the card it was laid with.
+        turn = (np.arange(NUM_PLAYERS)[None, :] - leader[:, None]) % NUM_PLAYERS
+        laid_turn = (self.table_laid_by[games] - leader[:, None]) % NUM_PLAYERS
+        cards = np.concatenate([self.table_card[games], self.table_added[games]], axis=1)
+        placed = np.concatenate([2 * laid_turn, 2 * turn + 1], axis=1)
+        order = np.argsort(np.where(cards >= 0, placed, 99), axis=1, kind="stable")
+        cards = np.take_along_axis(cards, order, axis=1)
+        is_forced = np.take_along_axis(np.concatenate([self.table_forced[games], np.zeros((k, 4), bool)], 1), order, 1)
         taken = (cards >= 0) & (winner[:, None] >= 0) & ~is_forced
-        under = np.where(taken, -1, cards)
-        self.numbers.put_under(games, under)
+        self.numbers.put_under(games, np.where(taken, -1, cards))
         won_game, won_slot = taken.nonzero()
         won_card = cards[won_game, won_slot]
         np.add.at(
@@ -438,13 +446,14 @@ class TricksEngine(BatchedEngine):
         )
         np.add.at(self.numbers_out, (games[won_game], _NUMBER_OF[won_card]), 1)
         np.add.at(self.points, (games[won_game], winner[won_game]), _NUMBER_OF[won_card])
-        specials = np.take_along_axis(self.table_specials[games], order[:, :, None], axis=1).reshape(k, -1)
+        seat_order = (leader[:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS
+        specials = np.take_along_axis(self.table_specials[games], seat_order[:, :, None], axis=1).reshape(k, -1)
         self.specials.put_under(games, specials)
+        self._clear_table(games)
         self.trick_ended[games] = True
         self.trick_winner[games] = winner
         self.trick[games] += 1
         # The next trick is led by the player after this trick's leader (skipping empty hands).
-        leader = self.leader[games]
         nxt = np.full(k, -1, np.int64)
         for step in (4, 3, 2, 1):
             seat = (leader + step) % NUM_PLAYERS
@@ -468,7 +477,7 @@ class TricksEngine(BatchedEngine):
             team_a = diff * POINTS_REWARD_SCALE
         else:
             team_a = np.sign(diff).astype(np.float64)
-        self._finish(games, np.stack([team_a, -team_a, team_a, -team_a], axis=1))
+        self._finish(games, np.stack([team_a, -team_a, team_a, -team_a], axis=1) + 0.0)  # + 0.0: no -0.0
 
     # ------------------------------------------------------------------ legal actions
     def _legal_mask(self) -> np.ndarray:

@@ -13,7 +13,9 @@ Keys (required first; the others default as shown)::
     number_pile      number cards, top first
     special_pile     special cards, top first
     table            per seat: null (not laid this trick) or {"card": "R7", "forced": false,
-                     "added": "G3" or null (card a Wild added), "specials": ["W"]}
+                     "added": "G3" or null (card a Wild added), "specials": ["W"],
+                     "laid_by": seat that laid the card (another after a Reverse swap;
+                     default the seat itself)}
     leader           seat that led this trick
     current_player   seat to act
     phase            "lay", "draw", "return", "swap" (or "over")
@@ -90,6 +92,7 @@ def position_of(eng: TricksEngine, i: int) -> dict[str, Any]:
                 "forced": bool(eng.table_forced[i, seat]),
                 "added": TYPE_NAMES[added] if added >= 0 else None,
                 "specials": _names(t for t in eng.table_specials[i, seat] if t >= 0),
+                "laid_by": int(eng.table_laid_by[i, seat]),
             }
         )
     return {
@@ -222,14 +225,15 @@ def _load_one(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
         where = f"table[{seat}]"
         if not isinstance(entry, dict) or "card" not in entry:
             raise ValueError(f"{where} must be null or {{'card': ..., 'forced': ..., 'added': ..., 'specials': [...]}}")
-        extra = set(entry) - {"card", "forced", "added", "specials"}
+        extra = set(entry) - {"card", "forced", "added", "specials", "laid_by"}
         if extra:
             raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(extra))}")
         card = names.add([entry["card"]], f"{where}.card", True)[0]
         added = entry.get("added")
         added_slot = None if added is None else names.add([added], f"{where}.added", True)[0]
         laid_specials = names.add(entry.get("specials", []), f"{where}.specials", False)
-        table.append((card, bool(entry.get("forced", False)), added_slot, laid_specials))
+        laid_by = _seat(entry.get("laid_by", seat), f"{where}.laid_by")
+        table.append((card, bool(entry.get("forced", False)), added_slot, laid_specials, laid_by))
     types = names.resolve()
 
     def counts(slots: list[int]) -> np.ndarray:
@@ -245,11 +249,14 @@ def _load_one(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
     hand_counts = np.stack([counts(hands[p]) + counts(specials[p]) for p in range(NUM_PLAYERS)])
     numbers_held = (hand_counts * (TYPE_NUMBER >= 0)).sum(axis=1)
 
-    eng.table_card[j], eng.table_forced[j], eng.table_added[j], eng.table_specials[j] = -1, False, -1, -1
+    eng._clear_table(np.array([j]))
     for seat, entry in enumerate(table):
         if entry is None:
             continue
-        card, forced, added_slot, laid_specials = entry
+        card, forced, added_slot, laid_specials, laid_by = entry
+        if laid_by != seat and table[laid_by] is None:
+            raise ValueError(f"table[{seat}].laid_by: seat {laid_by} has no card on the table to have swapped")
+        eng.table_laid_by[j, seat] = laid_by
         kinds = sorted(TYPE_KIND[types[s]] for s in laid_specials)
         if len(kinds) > 2 or (len(kinds) == 2 and kinds != [KIND_DRAW_TWO, KIND_WILD_DRAW_FOUR]):
             raise ValueError(f"table[{seat}].specials: one special card, or the +2 and +4 pair")
