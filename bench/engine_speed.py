@@ -1,4 +1,4 @@
-"""Engine speed: random-play steps per second of the batched engine, the PettingZoo loop and RLCard's UNO.
+"""Engine speed: random-play steps per second of the batched engines, the PettingZoo loops and RLCard's UNO.
 
 Every figure is the median of several timed runs in this one process, pinned to one CPU
 core, and RLCard's UNO env loop (``pip install -e ".[bench]"``) runs in the same process
@@ -27,9 +27,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import envs.uno  # noqa: E402
+import envs.uno_tricks  # noqa: E402
 from agents.policy import RandomPolicy  # noqa: E402
-from envs import uno_v0  # noqa: E402
-from envs.uno import UnoEngine  # noqa: E402
+from envs import uno_tricks_v0, uno_v0  # noqa: E402
 
 
 def pin_to_one_core() -> str:
@@ -50,8 +51,8 @@ def median_rate(run: Callable[[float], tuple[int, float]], repeats: int, seconds
     return {"steps_per_s": statistics.median(rates), "min": min(rates), "max": max(rates), "runs": repeats}
 
 
-def engine_runner(batch: int, players: int) -> Callable[[float], tuple[int, float]]:
-    eng = UnoEngine(num_games=batch, num_players=players, seed=0)
+def engine_runner(game, batch: int, players: int) -> Callable[[float], tuple[int, float]]:
+    eng = game.Engine(num_games=batch, num_players=players, seed=0)
     policy = RandomPolicy(0)
     state = {"obs_mask": eng.reset()}
 
@@ -70,8 +71,8 @@ def engine_runner(batch: int, players: int) -> Callable[[float], tuple[int, floa
     return run
 
 
-def aec_runner(players: int) -> Callable[[float], tuple[int, float]]:
-    env = uno_v0.env(num_players=players)
+def aec_runner(make_env: Callable[[], object]) -> Callable[[float], tuple[int, float]]:
+    env = make_env()
     env.reset(seed=0)
     rng = np.random.default_rng(0)
 
@@ -95,6 +96,7 @@ def aec_runner(players: int) -> Callable[[float], tuple[int, float]]:
 
 
 def rlcard_runner(players: int) -> Callable[[float], tuple[int, float]] | None:
+    """RLCard's UNO env loop (None when RLCard is not installed)."""
     try:
         import rlcard
     except ImportError:
@@ -131,41 +133,69 @@ def main() -> None:
     pinned = pin_to_one_core()
     repeats, seconds = (3, 0.3) if args.quick else (args.repeats, args.seconds)
     batches, player_counts = ([1, 1024], [2, 4]) if args.quick else ([1, 64, 1024, 8192], [2, 4, 10])
+    trick_batches = [1, 1024] if args.quick else [1, 1024, 8192]
 
     rows = []
     reference = {}
     for players in player_counts:
-        run = rlcard_runner(players) if players <= 10 else None
+        run = rlcard_runner(players)
         if run is not None:
             reference[players] = median_rate(run, repeats, seconds)
-            rows.append({"what": "rlcard uno env loop", "batch": 1, "players": players, **reference[players]})
+            rows.append(
+                {"game": "uno", "what": "rlcard uno env loop", "batch": 1, "players": players, **reference[players]}
+            )
+        aec = aec_runner(lambda players=players: uno_v0.env(num_players=players))
         rows.append(
             {
+                "game": "uno",
                 "what": "pettingzoo aec loop",
                 "batch": 1,
                 "players": players,
-                **median_rate(aec_runner(players), repeats, seconds),
+                **median_rate(aec, repeats, seconds),
             }
         )
         for batch in batches:
             rows.append(
                 {
+                    "game": "uno",
                     "what": "unolab engine",
                     "batch": batch,
                     "players": players,
-                    **median_rate(engine_runner(batch, players), repeats, seconds),
+                    **median_rate(engine_runner(envs.uno, batch, players), repeats, seconds),
                 }
             )
-        console.print(f"{players} players done")
+        console.print(f"classic UNO, {players} players done")
+    rows.append(
+        {
+            "game": "tricks",
+            "what": "pettingzoo aec loop",
+            "batch": 1,
+            "players": 4,
+            **median_rate(aec_runner(uno_tricks_v0.env), repeats, seconds),
+        }
+    )
+    for batch in trick_batches:
+        rows.append(
+            {
+                "game": "tricks",
+                "what": "unolab engine",
+                "batch": batch,
+                "players": 4,
+                **median_rate(engine_runner(envs.uno_tricks, batch, 4), repeats, seconds),
+            }
+        )
+    console.print("trick game done")
 
     table = Table(title=f"Random-play steps per second, median of {repeats} runs ({pinned})")
-    for col in ("what", "players", "batch", "steps/s", "x rlcard"):
-        table.add_column(col, justify="right" if col != "what" else "left")
+    for col in ("game", "what", "players", "batch", "steps/s", "x rlcard"):
+        table.add_column(col, justify="right" if col not in ("game", "what") else "left")
     for row in rows:
-        ref = reference.get(row["players"])
+        ref = reference.get(row["players"]) if row["game"] == "uno" else None
         row["x_rlcard"] = row["steps_per_s"] / ref["steps_per_s"] if ref else None
         ratio = f"{row['x_rlcard']:.2f}" if row["x_rlcard"] is not None else "-"
-        table.add_row(row["what"], str(row["players"]), str(row["batch"]), f"{row['steps_per_s']:,.0f}", ratio)
+        table.add_row(
+            row["game"], row["what"], str(row["players"]), str(row["batch"]), f"{row['steps_per_s']:,.0f}", ratio
+        )
     console.print(table)
 
     out = Path(args.out)
