@@ -70,14 +70,16 @@ _SPECIAL_INDEX = {kind: i for i, kind in enumerate(SPECIAL_KINDS)}
 COMBO_SPECIALS = [[_SPECIAL_INDEX[k] for k in kinds] for kinds in A.COMBO_KINDS]
 _COMBO_FIRST = np.array([kinds[0] if kinds else -1 for kinds in COMBO_SPECIALS])  # first special card
 _COMBO_SECOND = np.array([kinds[1] if len(kinds) > 1 else -1 for kinds in COMBO_SPECIALS])  # the pair's +4
+# For the legal mask: which combinations need no special / at most one, and safe column indices.
+_COMBO_NEEDS_NONE = _COMBO_FIRST < 0
+_COMBO_NEEDS_ONE = _COMBO_SECOND < 0
+_COMBO_FIRST_SAFE = np.maximum(_COMBO_FIRST, 0)
+_COMBO_SECOND_SAFE = np.maximum(_COMBO_SECOND, 0)
 _NUMBER_OF = np.where(TYPE_NUMBER >= 0, TYPE_NUMBER, 0).astype(np.int64)  # value of a number card type
 _SPECIAL_OF = np.full(NUM_CARD_TYPES, -1, np.int64)  # special kind index of a type
 for _i, _kind in enumerate(SPECIAL_KINDS):
     _SPECIAL_OF[TYPE_KIND == _kind] = _i
 
-#: One-hot number of a card type, all zero for no card (index -1 is the last row) or a special.
-_NUMBER_ONEHOT = np.zeros((NUM_CARD_TYPES + 1, 10), np.float32)
-_NUMBER_ONEHOT[NUMBER_TYPES, TYPE_NUMBER[NUMBER_TYPES]] = 1.0
 _SEAT_ORDER = (np.arange(NUM_PLAYERS)[:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS  # [viewer, relative]
 _CAT_LAY, _CAT_DRAW, _CAT_RETURN, _CAT_SWAP, _CAT_NONE = range(5)
 _ACTION_CATEGORY = np.full(A.NUM_ACTIONS, _CAT_LAY, np.int64)
@@ -222,9 +224,9 @@ class TricksEngine(BatchedEngine):
     def _remove_first(self, games: np.ndarray, seats: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
         """Take from each hand the first held type among ``type_ids [k, 4]`` (colour order);
         all of one kind: number cards of one number, or special cards of one kind."""
-        held = self._hand_rows.take(self._row_base[games] + seats, axis=0)
-        choice = np.take_along_axis(held, type_ids, axis=1).astype(bool).argmax(axis=1)
-        card = type_ids[np.arange(games.size), choice]
+        row = (self._row_base[games] + seats) * NUM_CARD_TYPES
+        held = self.hands.ravel().take(row[:, None] + type_ids)  # [k, 4] copies of each candidate
+        card = type_ids[np.arange(games.size), (held > 0).argmax(axis=1)]
         self.hands[games, seats, card] -= 1
         if TYPE_NUMBER[type_ids[0, 0]] >= 0:
             self.hand_numbers[games, seats, _NUMBER_OF[card]] -= 1
@@ -409,12 +411,20 @@ class TricksEngine(BatchedEngine):
         """The next seat (in seat order) that has not laid and holds a number card lays; when
         there is none, the trick is complete."""
         self.phase[games] = LAY
-        p = self.current[games]
         nxt = np.full(games.size, -1, np.int64)
-        for step in (3, 2, 1):  # the nearest seat wins, so try it last
-            seat = (p + step) % NUM_PLAYERS
-            ready = (self.table_card[games, seat] < 0) & (self.number_count[games, seat] > 0)
-            nxt[ready] = seat[ready]
+        todo = np.arange(games.size)  # games still looking for the next seat
+        seat = self.current[games]
+        for _ in range(NUM_PLAYERS - 1):
+            seat = (seat + 1) % NUM_PLAYERS
+            g = games[todo]
+            laid = self.table_card[g, seat] >= 0  # back at the leader: everyone has laid
+            empty = self.number_count[g, seat] == 0  # nothing to lay: passed over
+            ready = ~laid & ~empty
+            nxt[todo[ready]] = seat[ready]
+            going_on = ~laid & empty
+            todo, seat = todo[going_on], seat[going_on]
+            if not todo.size:
+                break
         more = nxt >= 0
         self.current[games[more]] = nxt[more]
         if not more.all():
@@ -444,8 +454,11 @@ class TricksEngine(BatchedEngine):
         np.add.at(
             self.points_piles.reshape(-1), (games[won_game] * 2 + winner[won_game]) * NUM_CARD_TYPES + won_card, 1
         )
-        np.add.at(self.numbers_out, (games[won_game], _NUMBER_OF[won_card]), 1)
-        np.add.at(self.points, (games[won_game], winner[won_game]), _NUMBER_OF[won_card])
+        won_number = np.where(taken, _NUMBER_OF[np.maximum(cards, 0)], 10)  # 10: not taken
+        np.add.at(self.numbers_out.reshape(-1), games[won_game] * 10 + won_number[won_game, won_slot], 1)
+        scored = winner >= 0
+        gain = np.where(taken, won_number, 0).sum(axis=1)
+        self.points[games[scored], winner[scored]] += gain[scored]
         seat_order = (leader[:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS
         specials = np.take_along_axis(self.table_specials[games], seat_order[:, :, None], axis=1).reshape(k, -1)
         self.specials.put_under(games, specials)
@@ -455,10 +468,14 @@ class TricksEngine(BatchedEngine):
         self.trick[games] += 1
         # The next trick is led by the player after this trick's leader (skipping empty hands).
         nxt = np.full(k, -1, np.int64)
-        for step in (4, 3, 2, 1):
-            seat = (leader + step) % NUM_PLAYERS
-            has = self.number_count[games, seat] > 0
-            nxt[has] = seat[has]
+        todo, seat = np.arange(k), leader
+        for _ in range(NUM_PLAYERS):
+            seat = (seat + 1) % NUM_PLAYERS
+            has = self.number_count[games[todo], seat] > 0
+            nxt[todo[has]] = seat[has]
+            todo, seat = todo[~has], seat[~has]
+            if not todo.size:
+                break
         over = nxt < 0
         self._start_trick(games[~over], nxt[~over])
         if over.any():
@@ -486,17 +503,16 @@ class TricksEngine(BatchedEngine):
         rows = self._row_base + self.current
         numbers = self.hand_numbers.reshape(-1, 10).take(rows, axis=0) > 0
         phase = self.phase
-        g = (phase == LAY).nonzero()[0]
-        if g.size:
-            allowed = numbers[g] & ~self.on_table[g]
-            stuck = ~allowed.any(axis=1)  # only numbers already on the table: a forced duplicate
-            allowed[stuck] = numbers[g][stuck]
-            held = self.hand_specials.reshape(-1, 5).take(rows[g], axis=0) > 0
-            combos = np.ones((g.size, len(A.COMBOS)), bool)
-            for c, kinds in enumerate(COMBO_SPECIALS):
-                for kind in kinds:
-                    combos[:, c] &= held[:, kind]
-            mask[g, : A.NUM_LAY_ACTIONS] = (combos[:, :, None] & allowed[:, None, :]).reshape(g.size, -1)
+        # Laying, computed for every game at once and kept where the phase is "lay":
+        allowed = numbers & ~self.on_table
+        stuck = ~allowed.any(axis=1)  # only numbers already on the table: a forced duplicate
+        allowed[stuck] = numbers[stuck]
+        allowed &= (phase == LAY)[:, None]
+        held = self.hand_specials.reshape(-1, 5).take(rows, axis=0) > 0
+        combos = _COMBO_NEEDS_NONE | held[:, _COMBO_FIRST_SAFE]  # [B, 7]: the first special held
+        combos &= _COMBO_NEEDS_ONE | held[:, _COMBO_SECOND_SAFE]  # and the +4 of the pair
+        # ids 10 * combo + number: each combination's column repeated ten times, the numbers tiled
+        mask[:, : A.NUM_LAY_ACTIONS] = np.repeat(combos, 10, axis=1) & np.tile(allowed, len(A.COMBOS))
         g = (phase == DRAW).nonzero()[0]
         if g.size:
             most = np.minimum(self.draw_limit[g], self.numbers.count[g])
@@ -521,10 +537,12 @@ class TricksEngine(BatchedEngine):
         flat_seats = seats + self._row_base[:, None]  # into [B * 4] views
         card = self.table_card.ravel().take(flat_seats)
         obs[:, _F["table_laid"] : _F["table_laid"] + 4] = card >= 0
-        obs[:, _F["table_number"] : _F["table_number"] + 40] = _NUMBER_ONEHOT[card].reshape(B, 40)
+        b, r = (card >= 0).nonzero()
+        obs[b, _F["table_number"] + 10 * r + _NUMBER_OF[card[b, r]]] = 1.0
         obs[:, _F["table_forced"] : _F["table_forced"] + 4] = self.table_forced.ravel().take(flat_seats)
         added = self.table_added.ravel().take(flat_seats)
-        obs[:, _F["table_added"] : _F["table_added"] + 40] = _NUMBER_ONEHOT[added].reshape(B, 40)
+        b, r = (added >= 0).nonzero()
+        obs[b, _F["table_added"] + 10 * r + _NUMBER_OF[added[b, r]]] = 1.0
         obs[:, _F["table_value"] : _F["table_value"] + 4] = self.table_value.ravel().take(flat_seats)
         specials = self.table_special_kinds.reshape(-1, 5).take(flat_seats, axis=0)
         obs[:, _F["table_specials"] : _F["table_specials"] + 20] = specials.reshape(B, 20)
