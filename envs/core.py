@@ -10,7 +10,8 @@ seat, auto-restart) and refuses bad actions the same way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -20,6 +21,44 @@ from envs import rng
 
 class IllegalActionError(ValueError):
     """An action the rules do not allow in that game's state (the state is unchanged)."""
+
+
+class RulesBase:
+    """Config round trip for the games' frozen rules dataclasses."""
+
+    @classmethod
+    def from_dict(cls, options: Mapping[str, Any] | None) -> Any:
+        """Rules from a config mapping; an unknown key is a ``ValueError`` naming the allowed ones."""
+        options = dict(options or {})
+        allowed = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(options) - set(allowed))
+        if unknown:
+            raise ValueError(f"unknown {cls.__name__} option(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
+        return cls(**options)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain mapping of every field (JSON/YAML serialisable)."""
+        return dataclasses.asdict(self)
+
+
+def action_lookup(names: Sequence[str], forms: str) -> tuple[Callable[[str], int], Callable[[int], str]]:
+    """``action_id`` and ``action_name`` for a fixed list of action names (``forms`` lists them for errors)."""
+    by_key = {name.upper(): i for i, name in enumerate(names)}
+
+    def action_id(name: str) -> int:
+        """Id of an action name (case and spacing forgiven)."""
+        try:
+            return by_key[" ".join(str(name).split()).upper()]
+        except KeyError:
+            raise ValueError(f"unknown action {name!r}: {forms}") from None
+
+    def action_name(action: int) -> str:
+        """Name of an action id (inverse of ``action_id``)."""
+        if isinstance(action, (bool, np.bool_)) or not 0 <= int(action) < len(names):
+            raise ValueError(f"action {action!r} out of range: actions are 0..{len(names) - 1}")
+        return names[int(action)]
+
+    return action_id, action_name
 
 
 class BatchedEngine:
@@ -77,6 +116,48 @@ class BatchedEngine:
 
     def _begin_step(self) -> None:
         """Per-step bookkeeping before the actions apply (events of the last step, ...)."""
+
+    def _position(self, i: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _load_position(self, j: int, pos: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def _engine_for(cls, positions: Sequence[dict[str, Any]], rules: Any, seed: Any, auto_reset: bool) -> BatchedEngine:
+        """An empty engine of the right table size for these positions."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ positions
+    def position(self, i: int) -> dict[str, Any]:
+        """Readable, JSON-serialisable dict of game ``i`` (the keys are listed in the game's
+        ``positions`` module); ``from_positions([eng.position(i)])`` continues it exactly."""
+        self._require_dealt()
+        if not 0 <= i < self.num_games:
+            raise IndexError(f"game {i} out of range 0..{self.num_games - 1}")
+        return self._position(i)
+
+    @classmethod
+    def from_positions(
+        cls,
+        positions: Sequence[dict[str, Any]],
+        rules: Any = None,
+        seed: int | Sequence[int] | None = None,
+        auto_reset: bool = True,
+    ) -> BatchedEngine:
+        """Games that start from given positions. ``seed`` sets the random streams of
+        positions without their own ``rng`` entry; every error names the position."""
+        if isinstance(positions, dict) or not len(positions):
+            raise ValueError("from_positions takes a non-empty list of position dicts")
+        eng = cls._engine_for(positions, rules, seed, auto_reset)
+        for j, pos in enumerate(positions):
+            try:
+                eng._load_position(j, pos)
+            except ValueError as err:
+                raise ValueError(f"position {j}: {err}") from None
+        eng._dealt = True
+        eng._mask = None
+        return eng
 
     # ------------------------------------------------------------------ public API
     @property

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import COLOURS, NUM_COLOURED_TYPES, TYPE_NAMES, WILD, WILD_DRAW_FOUR
+from envs.core import action_lookup
 
 PLAY_WILD = NUM_COLOURED_TYPES  # 52: + colour index
 PLAY_WILD_DRAW_FOUR = PLAY_WILD + 4  # 56: + colour index
@@ -54,27 +55,11 @@ ACTION_COLOUR[CHOOSE_COLOUR : CHOOSE_COLOUR + 4] = np.arange(4)
 for _table in (ACTION_CARD, ACTION_COLOUR):
     _table.flags.writeable = False
 
-_ID_BY_NAME = {name.upper(): i for i, name in enumerate(ACTION_NAMES)}
-
-
-def action_id(name: str) -> int:
-    """Id of an action name such as ``"play R7"``, ``"play W G"``, ``"draw"`` (case and spacing forgiven)."""
-    key = " ".join(str(name).split()).upper()
-    try:
-        return _ID_BY_NAME[key]
-    except KeyError:
-        raise ValueError(
-            f"unknown action {name!r}: 'play <card>' (e.g. 'play R7', 'play GS', 'play Y+2'), "
-            "'play W <colour>', 'play W+4 <colour>', 'draw', 'pass', 'challenge', 'accept', "
-            "'uno', 'silent', 'colour <R|Y|G|B>'"
-        ) from None
-
-
-def action_name(action: int) -> str:
-    """Name of an action id (inverse of :func:`action_id`)."""
-    if isinstance(action, (bool, np.bool_)) or not 0 <= int(action) < NUM_ACTIONS:
-        raise ValueError(f"action {action!r} out of range: actions are 0..{NUM_ACTIONS - 1}")
-    return ACTION_NAMES[int(action)]
+action_id, action_name = action_lookup(
+    ACTION_NAMES,
+    "'play <card>' (e.g. 'play R7', 'play GS', 'play Y+2'), 'play W <colour>', 'play W+4 <colour>', "
+    "'draw', 'pass', 'challenge', 'accept', 'uno', 'silent', 'colour <R|Y|G|B>'",
+)
 
 
 def play_action(card: int, colour: int = -1) -> int:

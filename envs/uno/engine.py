@@ -617,23 +617,19 @@ class UnoEngine(BatchedEngine):
         self._finish(games, reward)
 
     # ------------------------------------------------------------------ positions
-    def position(self, i: int) -> dict[str, Any]:
-        """Readable, JSON-serialisable dict of game ``i`` (see ``envs.uno.positions``)."""
+    def _position(self, i: int) -> dict[str, Any]:
         from envs.uno.positions import position_of
 
         return position_of(self, i)
 
-    @classmethod
-    def from_positions(
-        cls,
-        positions: Sequence[dict[str, Any]],
-        rules: UnoRules | None = None,
-        seed: int | Sequence[int] | None = None,
-        auto_reset: bool = True,
-    ) -> UnoEngine:
-        """Games that start from given positions (``from_positions([eng.position(i)])``
-        continues game ``i`` exactly). ``seed`` sets the random streams of positions
-        that do not carry their own ``rng`` entry."""
-        from envs.uno.positions import load_positions
+    def _load_position(self, j: int, pos: dict[str, Any]) -> None:
+        from envs.uno.positions import load_position
 
-        return load_positions(cls, positions, rules, seed, auto_reset)
+        load_position(self, j, pos)
+
+    @classmethod
+    def _engine_for(cls, positions: Sequence[dict[str, Any]], rules: Any, seed: Any, auto_reset: bool) -> UnoEngine:
+        first = positions[0]
+        if not isinstance(first, dict) or "num_players" not in first:
+            raise ValueError("position 0: a position is a dict with at least 'num_players'")
+        return cls(len(positions), first["num_players"], rules, seed=seed, auto_reset=auto_reset)

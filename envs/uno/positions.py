@@ -33,7 +33,6 @@ Keys (required first; the others default as shown)::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -53,8 +52,8 @@ from envs.cards import (
     colour_index,
     names_from_counts,
 )
+from envs.positions import check_keys, read_count, read_rng, read_seat, rng_state
 from envs.uno.engine import COLOUR_TYPES, MATCH, PHASE_NAMES, UnoEngine
-from envs.uno.rules import UnoRules
 
 REQUIRED = ("num_players", "hands", "draw_pile", "discard_pile", "colour", "direction", "current_player", "phase")
 OPTIONAL = (
@@ -74,9 +73,6 @@ OPTIONAL = (
 
 def position_of(eng: UnoEngine, i: int) -> dict[str, Any]:
     """The position of game ``i`` of ``eng``."""
-    if not 0 <= i < eng.num_games:
-        raise IndexError(f"game {i} out of range 0..{eng.num_games - 1}")
-    eng._require_dealt()
     P = eng.num_players
     phase = int(eng.phase[i])
     challenge = None
@@ -113,7 +109,7 @@ def position_of(eng: UnoEngine, i: int) -> dict[str, Any]:
         "hand_number": int(eng.hand_number[i]),
         "hand_starter": int(eng.hand_starter[i]),
         "match_rewards": [float(x) for x in eng.match_rewards[i]],
-        "rng": {"game_seed": int(eng.game_seeds[i]), "counter": int(eng.rng_counter[i])},
+        "rng": rng_state(eng, i),
     }
 
 
@@ -126,48 +122,9 @@ def _cards(value: Any, what: str) -> list[int]:
         raise ValueError(f"{what}: {err}") from None
 
 
-def _seat(value: Any, P: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < P:
-        raise ValueError(f"{what} must be a seat 0..{P - 1}, got {value!r}")
-    return int(value)
-
-
-def load_positions(
-    cls: type[UnoEngine],
-    positions: Sequence[dict[str, Any]],
-    rules: UnoRules | None,
-    seed: int | Sequence[int] | None,
-    auto_reset: bool,
-) -> UnoEngine:
-    """Build an engine whose game ``j`` starts from ``positions[j]``; every error names the position."""
-    if isinstance(positions, dict) or not len(positions):
-        raise ValueError("from_positions takes a non-empty list of position dicts")
-    first = positions[0]
-    if not isinstance(first, dict) or "num_players" not in first:
-        raise ValueError("position 0: a position is a dict with at least 'num_players'")
-    P = first["num_players"]
-    eng = cls(num_games=len(positions), num_players=P, rules=rules, seed=seed, auto_reset=auto_reset)
-    for j, pos in enumerate(positions):
-        try:
-            _load_one(eng, j, pos)
-        except ValueError as err:
-            raise ValueError(f"position {j}: {err}") from None
-    eng._dealt = True
-    eng._mask = None
-    return eng
-
-
-def _load_one(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
-    if not isinstance(pos, dict):
-        raise ValueError(f"a position is a dict, got {type(pos).__name__}")
-    missing = [k for k in REQUIRED if k not in pos]
-    if missing:
-        raise ValueError(f"missing key(s) {', '.join(missing)}")
-    unknown = sorted(set(pos) - set(REQUIRED) - set(OPTIONAL))
-    if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(REQUIRED + OPTIONAL)}")
-    if pos.get("game", "uno") != "uno":
-        raise ValueError(f"this is a position of {pos['game']!r}, not of classic UNO")
+def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
+    """Set game ``j`` of ``eng`` to ``pos``, refusing anything inconsistent."""
+    check_keys(pos, REQUIRED, OPTIONAL, "uno", "classic UNO")
     P = eng.num_players
     if pos["num_players"] != P:
         raise ValueError(f"num_players {pos['num_players']} differs from position 0's {P}: one engine, one table size")
@@ -205,11 +162,9 @@ def _load_one(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     direction = pos["direction"]
     if direction not in (1, -1) or isinstance(direction, bool):
         raise ValueError(f"direction must be 1 or -1, got {direction!r}")
-    current = _seat(pos["current_player"], P, "current_player")
+    current = read_seat(pos["current_player"], P, "current_player")
 
-    pending = pos.get("pending_draw", 0)
-    if isinstance(pending, bool) or not isinstance(pending, int) or pending < 0:
-        raise ValueError(f"pending_draw must be a non-negative integer, got {pending!r}")
+    pending = read_count(pos.get("pending_draw", 0), "pending_draw")
     if pending and (not rules.stacking or phase_name not in ("play", "uno") or TYPE_KIND[top] != KIND_DRAW_TWO):
         raise ValueError("pending_draw > 0 needs the stacking rule, phase 'play' or 'uno' and a Draw Two on top")
 
@@ -271,8 +226,8 @@ def _load_one(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
         shown = np.bincount(_cards(revealed["hand"], "revealed.hand"), minlength=NUM_CARD_TYPES)
         check_within_deck(shown, "revealed.hand")
         eng.revealed_hand[j] = shown
-        eng.revealed_to[j] = _seat(revealed["to"], P, "revealed.to")
-        eng.revealed_from[j] = _seat(revealed["player"], P, "revealed.player")
+        eng.revealed_to[j] = read_seat(revealed["to"], P, "revealed.to")
+        eng.revealed_from[j] = read_seat(revealed["player"], P, "revealed.player")
 
     eng.hands[j] = hand_counts
     eng.hand_size[j] = hand_counts.sum(axis=1)
@@ -295,11 +250,6 @@ def _load_one(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     eng.scores[j] = scores
     eng.match_rewards[j] = [float(x) for x in match_rewards]
     eng.hand_number[j] = int(pos.get("hand_number", 0))
-    eng.hand_starter[j] = _seat(pos.get("hand_starter", 0), P, "hand_starter")
-    state = pos.get("rng")
-    if state is not None:
-        if not isinstance(state, dict) or not {"game_seed", "counter"} <= set(state):
-            raise ValueError("rng must be {'game_seed': int, 'counter': int}")
-        eng.game_seeds[j] = np.uint64(int(state["game_seed"]) & ((1 << 64) - 1))
-        eng.rng_counter[j] = np.uint64(int(state["counter"]))
+    eng.hand_starter[j] = read_seat(pos.get("hand_starter", 0), P, "hand_starter")
+    read_rng(eng, j, pos)
     assert len(draw) + len(discard) <= DECK_SIZE

@@ -8,11 +8,10 @@ a mapping into rules and refuses unknown keys by name.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from envs.cards import DECK_SIZE
+from envs.core import RulesBase
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 10
@@ -29,7 +28,7 @@ _CHOICES = {
 
 
 @dataclass(frozen=True)
-class UnoRules:
+class UnoRules(RulesBase):
     """Rules of a classic UNO game.
 
     Attributes:
@@ -105,17 +104,3 @@ class UnoRules:
                 f"cannot deal {self.hand_size} cards to {num_players} players and turn a starting "
                 f"card from 108 cards (at most hand_size={(DECK_SIZE - 1) // num_players})"
             )
-
-    @classmethod
-    def from_dict(cls, options: Mapping[str, Any] | None) -> UnoRules:
-        """Rules from a config mapping; an unknown key is a ``ValueError`` naming the allowed ones."""
-        options = dict(options or {})
-        allowed = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(options) - set(allowed))
-        if unknown:
-            raise ValueError(f"unknown UnoRules option(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
-        return cls(**options)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain mapping of every field (JSON/YAML serialisable)."""
-        return dataclasses.asdict(self)

@@ -20,9 +20,8 @@ in card order, R Y G B).
 
 from __future__ import annotations
 
-import numpy as np
-
 from envs.cards import KIND_DRAW_TWO, KIND_REVERSE, KIND_SKIP, KIND_WILD, KIND_WILD_DRAW_FOUR
+from envs.core import action_lookup
 
 #: Special combinations laid with a number, in action order, and the card kinds each uses.
 COMBOS: tuple[str, ...] = ("", "+2", "+4", "+2+4", "skip", "wild", "reverse")
@@ -52,23 +51,8 @@ ACTION_NAMES: tuple[str, ...] = (
 )
 assert len(ACTION_NAMES) == NUM_ACTIONS
 
-_ID_BY_NAME = {name.upper(): i for i, name in enumerate(ACTION_NAMES)}
-
-
-def action_id(name: str) -> int:
-    """Id of an action name such as ``"lay 7 +2"``, ``"draw 1"``, ``"swap 2"`` (case and spacing forgiven)."""
-    key = " ".join(str(name).split()).upper()
-    try:
-        return _ID_BY_NAME[key]
-    except KeyError:
-        raise ValueError(
-            f"unknown action {name!r}: 'lay <0-9>' optionally followed by +2, +4, +2+4, skip, wild or "
-            "reverse; 'draw <0-4>'; 'return <0-9>'; 'swap <1-3>'; 'keep'"
-        ) from None
-
-
-def action_name(action: int) -> str:
-    """Name of an action id (inverse of :func:`action_id`)."""
-    if isinstance(action, (bool, np.bool_)) or not 0 <= int(action) < NUM_ACTIONS:
-        raise ValueError(f"action {action!r} out of range: actions are 0..{NUM_ACTIONS - 1}")
-    return ACTION_NAMES[int(action)]
+action_id, action_name = action_lookup(
+    ACTION_NAMES,
+    "'lay <0-9>' optionally followed by +2, +4, +2+4, skip, wild or reverse; 'draw <0-4>'; "
+    "'return <0-9>'; 'swap <1-3>'; 'keep'",
+)

@@ -564,22 +564,16 @@ class TricksEngine(BatchedEngine):
         return obs
 
     # ------------------------------------------------------------------ positions
-    def position(self, i: int) -> dict[str, Any]:
-        """Readable, JSON-serialisable dict of game ``i`` (see ``envs.uno_tricks.positions``)."""
+    def _position(self, i: int) -> dict[str, Any]:
         from envs.uno_tricks.positions import position_of
 
         return position_of(self, i)
 
-    @classmethod
-    def from_positions(
-        cls,
-        positions: Sequence[dict[str, Any]],
-        rules: TricksRules | None = None,
-        seed: int | Sequence[int] | None = None,
-        auto_reset: bool = True,
-    ) -> TricksEngine:
-        """Games that start from given positions (``from_positions([eng.position(i)])``
-        continues game ``i`` exactly)."""
-        from envs.uno_tricks.positions import load_positions
+    def _load_position(self, j: int, pos: dict[str, Any]) -> None:
+        from envs.uno_tricks.positions import load_position
 
-        return load_positions(cls, positions, rules, seed, auto_reset)
+        load_position(self, j, pos)
+
+    @classmethod
+    def _engine_for(cls, positions: Sequence[dict[str, Any]], rules: Any, seed: Any, auto_reset: bool) -> TricksEngine:
+        return cls(len(positions), NUM_PLAYERS, rules, seed=seed, auto_reset=auto_reset)

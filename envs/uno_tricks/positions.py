@@ -47,6 +47,7 @@ from envs.cards import (
     card_type,
     check_within_deck,
 )
+from envs.positions import check_keys, read_count, read_rng, read_seat, rng_state
 from envs.uno_tricks.engine import NUMBER_TYPE_IDS, PHASE_NAMES, SPECIAL_TYPE_IDS, TricksEngine
 from envs.uno_tricks.observation import SPECIAL_NAMES
 from envs.uno_tricks.rules import NUM_PLAYERS
@@ -77,9 +78,6 @@ def _hand_names(counts: np.ndarray, numbers: bool) -> list[str]:
 
 def position_of(eng: TricksEngine, i: int) -> dict[str, Any]:
     """The position of game ``i`` of ``eng``."""
-    if not 0 <= i < eng.num_games:
-        raise IndexError(f"game {i} out of range 0..{eng.num_games - 1}")
-    eng._require_dealt()
     table = []
     for seat in range(NUM_PLAYERS):
         if eng.table_card[i, seat] < 0:
@@ -111,7 +109,7 @@ def position_of(eng: TricksEngine, i: int) -> dict[str, Any]:
         "returns_left": int(eng.returns_left[i]),
         "points": [int(x) for x in eng.points[i]],
         "points_piles": [_hand_names(eng.points_piles[i, t], numbers=True) for t in range(2)],
-        "rng": {"game_seed": int(eng.game_seeds[i]), "counter": int(eng.rng_counter[i])},
+        "rng": rng_state(eng, i),
     }
 
 
@@ -158,50 +156,9 @@ class _CardNames:
         return [int(t) for t in types]
 
 
-def _seat(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < NUM_PLAYERS:
-        raise ValueError(f"{what} must be a seat 0..3, got {value!r}")
-    return int(value)
-
-
-def _count(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{what} must be a non-negative integer, got {value!r}")
-    return int(value)
-
-
-def load_positions(
-    cls: type[TricksEngine],
-    positions: Sequence[dict[str, Any]],
-    rules: Any,
-    seed: int | Sequence[int] | None,
-    auto_reset: bool,
-) -> TricksEngine:
-    """Build an engine whose game ``j`` starts from ``positions[j]``; every error names the position."""
-    if isinstance(positions, dict) or not len(positions):
-        raise ValueError("from_positions takes a non-empty list of position dicts")
-    eng = cls(num_games=len(positions), rules=rules, seed=seed, auto_reset=auto_reset)
-    for j, pos in enumerate(positions):
-        try:
-            _load_one(eng, j, pos)
-        except ValueError as err:
-            raise ValueError(f"position {j}: {err}") from None
-    eng._dealt = True
-    eng._mask = None
-    return eng
-
-
-def _load_one(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
-    if not isinstance(pos, dict):
-        raise ValueError(f"a position is a dict, got {type(pos).__name__}")
-    missing = [k for k in REQUIRED if k not in pos]
-    if missing:
-        raise ValueError(f"missing key(s) {', '.join(missing)}")
-    unknown = sorted(set(pos) - set(REQUIRED) - set(OPTIONAL))
-    if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(REQUIRED + OPTIONAL)}")
-    if pos.get("game", "tricks") != "tricks":
-        raise ValueError(f"this is a position of {pos['game']!r}, not of the trick game")
+def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
+    """Set game ``j`` of ``eng`` to ``pos``, refusing anything inconsistent."""
+    check_keys(pos, REQUIRED, OPTIONAL, "tricks", "the trick game")
     if pos.get("num_players", NUM_PLAYERS) != NUM_PLAYERS:
         raise ValueError("the trick game is for exactly 4 players")
     for key, size in (("hands", NUM_PLAYERS), ("specials", NUM_PLAYERS), ("table", NUM_PLAYERS)):
@@ -232,7 +189,7 @@ def _load_one(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
         added = entry.get("added")
         added_slot = None if added is None else names.add([added], f"{where}.added", True)[0]
         laid_specials = names.add(entry.get("specials", []), f"{where}.specials", False)
-        laid_by = _seat(entry.get("laid_by", seat), f"{where}.laid_by")
+        laid_by = read_seat(entry.get("laid_by", seat), NUM_PLAYERS, f"{where}.laid_by")
         table.append((card, bool(entry.get("forced", False)), added_slot, laid_specials, laid_by))
     types = names.resolve()
 
@@ -244,8 +201,8 @@ def _load_one(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
         raise ValueError(f"phase {phase_name!r} is not one of {', '.join(PHASE_NAMES)}")
     if phase_name == "over" and eng.auto_reset:
         raise ValueError("phase 'over' (a finished game) loads only with auto_reset=False")
-    leader = _seat(pos["leader"], "leader")
-    current = _seat(pos["current_player"], "current_player")
+    leader = read_seat(pos["leader"], NUM_PLAYERS, "leader")
+    current = read_seat(pos["current_player"], NUM_PLAYERS, "current_player")
     hand_counts = np.stack([counts(hands[p]) + counts(specials[p]) for p in range(NUM_PLAYERS)])
     numbers_held = (hand_counts * (TYPE_NUMBER >= 0)).sum(axis=1)
 
@@ -277,13 +234,13 @@ def _load_one(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
         raise ValueError(f"phase '{phase_name}' follows the current player's card: table[{current}] is empty")
     if phase_name == "draw":
         limits = {2: KIND_DRAW_TWO, 4: KIND_WILD_DRAW_FOUR}
-        draw_limit = _count(pos.get("draw_limit", 4 if limits[4] in own_specials else 2), "draw_limit")
+        draw_limit = read_count(pos.get("draw_limit", 4 if limits[4] in own_specials else 2), "draw_limit")
         if draw_limit not in limits or limits[draw_limit] not in own_specials or len(own_specials) != 1:
             raise ValueError("phase 'draw' follows a +2 (draw_limit 2) or a +4 (draw_limit 4) laid alone")
     elif pos.get("draw_limit", 0):
         raise ValueError("draw_limit is only set in phase 'draw'")
     if phase_name == "return":
-        returns_left = _count(pos.get("returns_left", 0), "returns_left")
+        returns_left = read_count(pos.get("returns_left", 0), "returns_left")
         if not 1 <= returns_left <= numbers_held[current]:
             raise ValueError(f"phase 'return' needs 1 <= returns_left <= the {numbers_held[current]} number cards held")
     elif pos.get("returns_left", 0):
@@ -303,15 +260,10 @@ def _load_one(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
     eng.leader[j] = leader
     eng.current[j] = current
     eng.phase[j] = PHASE_NAMES.index(phase_name)
-    eng.trick[j] = _count(pos.get("trick", 1), "trick")
+    eng.trick[j] = read_count(pos.get("trick", 1), "trick")
     if eng.trick[j] < 1:
         raise ValueError("trick counts from 1")
     eng.annulled[j] = bool(pos.get("annulled", False))
     eng.draw_limit[j] = draw_limit
     eng.returns_left[j] = returns_left
-    state = pos.get("rng")
-    if state is not None:
-        if not isinstance(state, dict) or not {"game_seed", "counter"} <= set(state):
-            raise ValueError("rng must be {'game_seed': int, 'counter': int}")
-        eng.game_seeds[j] = np.uint64(int(state["game_seed"]) & ((1 << 64) - 1))
-        eng.rng_counter[j] = np.uint64(int(state["counter"]))
+    read_rng(eng, j, pos)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from envs.core import RulesBase
 
 NUM_PLAYERS = 4  # partners sit opposite: seats 0 and 2 are team A, 1 and 3 team B
 NUMBERS_DEALT = 10
@@ -18,7 +17,7 @@ _CHOICES = {"exchange_returns": ("drawn", "two"), "reward": ("win", "points")}
 
 
 @dataclass(frozen=True)
-class TricksRules:
+class TricksRules(RulesBase):
     """Rules of the trick game.
 
     Attributes:
@@ -44,16 +43,3 @@ class TricksRules:
         """The trick game is for exactly four players (two teams of two)."""
         if num_players != NUM_PLAYERS:
             raise ValueError(f"the trick game is for exactly 4 players (two teams of two), got {num_players!r}")
-
-    @classmethod
-    def from_dict(cls, options: Mapping[str, Any] | None) -> TricksRules:
-        """Rules from a config mapping; an unknown key is a ``ValueError`` naming the allowed ones."""
-        options = dict(options or {})
-        allowed = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(options) - set(allowed))
-        if unknown:
-            raise ValueError(f"unknown TricksRules option(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
-        return cls(**options)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
