@@ -11,6 +11,7 @@ seat, auto-restart) and refuses bad actions the same way.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -68,6 +69,8 @@ class BatchedEngine:
     action_names: ClassVar[tuple[str, ...]]
     phase_names: ClassVar[tuple[str, ...]]  # the last one is "over"
     rules_type: ClassVar[type]
+    positions_module: ClassVar[str]  # defines position_of(engine, i) and load_position(engine, j, pos)
+    table_size: ClassVar[int | None] = None  # the number of players, for a game that fixes it
 
     def __init__(
         self,
@@ -117,16 +120,16 @@ class BatchedEngine:
     def _begin_step(self) -> None:
         """Per-step bookkeeping before the actions apply (events of the last step, ...)."""
 
-    def _position(self, i: int) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def _load_position(self, j: int, pos: dict[str, Any]) -> None:
-        raise NotImplementedError
-
     @classmethod
     def _engine_for(cls, positions: Sequence[dict[str, Any]], rules: Any, seed: Any, auto_reset: bool) -> BatchedEngine:
-        """An empty engine of the right table size for these positions."""
-        raise NotImplementedError
+        """An engine of the right table size for these positions (the state is loaded next)."""
+        players = cls.table_size
+        if players is None:
+            first = positions[0]
+            if not isinstance(first, dict) or "num_players" not in first:
+                raise ValueError("position 0: a position is a dict with at least 'num_players'")
+            players = first["num_players"]
+        return cls(len(positions), players, rules, seed=seed, auto_reset=auto_reset)
 
     # ------------------------------------------------------------------ positions
     def position(self, i: int) -> dict[str, Any]:
@@ -135,7 +138,7 @@ class BatchedEngine:
         self._require_dealt()
         if not 0 <= i < self.num_games:
             raise IndexError(f"game {i} out of range 0..{self.num_games - 1}")
-        return self._position(i)
+        return importlib.import_module(self.positions_module).position_of(self, i)
 
     @classmethod
     def from_positions(
@@ -150,9 +153,10 @@ class BatchedEngine:
         if isinstance(positions, dict) or not len(positions):
             raise ValueError("from_positions takes a non-empty list of position dicts")
         eng = cls._engine_for(positions, rules, seed, auto_reset)
+        load_position = importlib.import_module(cls.positions_module).load_position
         for j, pos in enumerate(positions):
             try:
-                eng._load_position(j, pos)
+                load_position(eng, j, pos)
             except ValueError as err:
                 raise ValueError(f"position {j}: {err}") from None
         eng._dealt = True

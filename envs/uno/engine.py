@@ -27,7 +27,6 @@ the returned observation of a finished game is the first of its next game.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -144,6 +143,7 @@ class UnoEngine(BatchedEngine):
     game = "uno"
     action_names = A.ACTION_NAMES
     phase_names = PHASE_NAMES
+    positions_module = "envs.uno.positions"
     rules_type = UnoRules
 
     def __init__(
@@ -615,21 +615,3 @@ class UnoEngine(BatchedEngine):
             reward = np.where(winners, 1.0 / n_win, -1.0 / np.maximum(n_lose, 1))
             reward[n_lose[:, 0] == 0] = 0.0
         self._finish(games, reward)
-
-    # ------------------------------------------------------------------ positions
-    def _position(self, i: int) -> dict[str, Any]:
-        from envs.uno.positions import position_of
-
-        return position_of(self, i)
-
-    def _load_position(self, j: int, pos: dict[str, Any]) -> None:
-        from envs.uno.positions import load_position
-
-        load_position(self, j, pos)
-
-    @classmethod
-    def _engine_for(cls, positions: Sequence[dict[str, Any]], rules: Any, seed: Any, auto_reset: bool) -> UnoEngine:
-        first = positions[0]
-        if not isinstance(first, dict) or "num_players" not in first:
-            raise ValueError("position 0: a position is a dict with at least 'num_players'")
-        return cls(len(positions), first["num_players"], rules, seed=seed, auto_reset=auto_reset)

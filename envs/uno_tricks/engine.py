@@ -26,7 +26,6 @@ their team's reward.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -141,6 +140,8 @@ class TricksEngine(BatchedEngine):
     game = "tricks"
     action_names = A.ACTION_NAMES
     phase_names = PHASE_NAMES
+    positions_module = "envs.uno_tricks.positions"
+    table_size = NUM_PLAYERS
     rules_type = TricksRules
 
     def __init__(
@@ -562,18 +563,3 @@ class TricksEngine(BatchedEngine):
         obs[:, _F["draw_limit"]] = self.draw_limit
         obs[:, _F["returns_left"]] = self.returns_left
         return obs
-
-    # ------------------------------------------------------------------ positions
-    def _position(self, i: int) -> dict[str, Any]:
-        from envs.uno_tricks.positions import position_of
-
-        return position_of(self, i)
-
-    def _load_position(self, j: int, pos: dict[str, Any]) -> None:
-        from envs.uno_tricks.positions import load_position
-
-        load_position(self, j, pos)
-
-    @classmethod
-    def _engine_for(cls, positions: Sequence[dict[str, Any]], rules: Any, seed: Any, auto_reset: bool) -> TricksEngine:
-        return cls(len(positions), NUM_PLAYERS, rules, seed=seed, auto_reset=auto_reset)
