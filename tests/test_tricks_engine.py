@@ -13,6 +13,7 @@ from envs.cards import NUM_CARD_TYPES, TYPE_COPIES
 from envs.uno_tricks import NUM_ACTIONS, OBS_SIZE, IllegalActionError, TricksEngine, TricksRules, action_id, decode
 from envs.uno_tricks.engine import CardQueue
 from envs.uno_tricks.observation import FIELDS, observation_bounds
+from tests.play_helpers import play, random_actions
 from tests.tricks_helpers import engine, legal, position
 
 RULE_SETS = [TricksRules(), TricksRules(exchange_returns="two", reward="points")]
@@ -65,10 +66,6 @@ def check_invariants(eng: TricksEngine, mask: np.ndarray) -> None:
     assert mask.shape == (eng.num_games, NUM_ACTIONS) and mask[live].any(axis=1).all()
 
 
-def random_actions(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
-    return np.where(mask, u + 1.0, 0.0).argmax(axis=1)
-
-
 @pytest.mark.parametrize("rules", RULE_SETS, ids=["drawn", "two"])
 def test_invariants_hold_on_random_play(rules):
     eng = TricksEngine(num_games=256, rules=rules, seed=2)
@@ -100,16 +97,6 @@ def test_invariants_for_any_seed(seed, literal):
     for _ in range(120):
         _, mask, _, _ = eng.step(random_actions(mask, rng.random(mask.shape)))
         check_invariants(eng, mask)
-
-
-def play(eng: TricksEngine, u: np.ndarray, games: np.ndarray) -> list[tuple[np.ndarray, ...]]:
-    _, mask = eng.reset()
-    trace = []
-    for t in range(u.shape[0]):
-        out = eng.step(random_actions(mask, u[t, games]))
-        mask = out[1]
-        trace.append(out)
-    return trace
 
 
 def test_same_seed_same_games_on_any_batch_size_batched_or_one_by_one():

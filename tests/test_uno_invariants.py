@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from envs.cards import DECK_SIZE, NUM_CARD_TYPES, TYPE_COPIES
 from envs.uno import NUM_ACTIONS, UnoEngine, UnoRules
 from envs.uno.observation import observation_bounds
+from tests.play_helpers import play, random_actions
 
 RULE_SETS = {
     "default": UnoRules(),
@@ -45,10 +46,6 @@ def check_invariants(eng: UnoEngine, mask: np.ndarray) -> None:
     assert (eng.top == eng.discard[np.arange(eng.num_games), eng.discard_len - 1]).all()
     assert ((eng.colour >= 0) | (eng.phase == 4)).all()
     assert mask.shape == (eng.num_games, NUM_ACTIONS) and mask.any(axis=1).all(), "a state without legal action"
-
-
-def random_actions(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
-    return np.where(mask, u + 1.0, 0.0).argmax(axis=1)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 7, 10])
@@ -101,17 +98,6 @@ def test_invariants_hold_for_any_rule_combination(
     for _ in range(150):
         _, mask, _, _ = eng.step(random_actions(mask, rng.random(mask.shape)))
         check_invariants(eng, mask)
-
-
-def play(eng: UnoEngine, u: np.ndarray, game_index: np.ndarray) -> list[tuple[np.ndarray, ...]]:
-    """Step with actions picked by per-(step, game) random numbers; returns the trace."""
-    obs, mask = eng.reset()
-    trace = []
-    for t in range(u.shape[0]):
-        actions = random_actions(mask, u[t, game_index])
-        obs, mask, rewards, done = eng.step(actions)
-        trace.append((obs, mask, rewards, done, eng.current_player.copy()))
-    return trace
 
 
 @pytest.mark.parametrize("rules_name", ["default", "stacking", "match"])
