@@ -35,16 +35,45 @@ def check_chosen(mask: np.ndarray, actions: np.ndarray) -> np.ndarray:
     return actions
 
 
-class RandomPolicy:
-    """Uniformly random legal action; seeded, so runs repeat."""
+class SeededPolicy:
+    """Base of the scripted policies: a seeded generator, and a batched arg-max over legal actions.
 
-    name = "random"
+    A scripted policy scores every action of every game (``float [B, A]``, higher is
+    better) and lets :meth:`choose` pick the best legal one; ties are broken at random
+    with the policy's own generator, so the same seed repeats a run.
+    """
+
+    name = "seeded"
+    game = "any"
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
     def seed(self, seed: int | None) -> None:
+        """Restart the policy's random stream."""
         self.rng = np.random.default_rng(seed)
+
+    def tie_break(self, shape: tuple[int, ...]) -> np.ndarray:
+        """Random values in [0, 1) (16-bit resolution), one per entry of ``shape``."""
+        n = int(np.prod(shape))
+        words = self.rng.bit_generator.random_raw((n + 3) // 4)
+        return words.view(np.uint16)[:n].reshape(shape) * np.float32(1 / 65536)
+
+    def choose(self, scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The legal action of highest score in each row (ties at random); scores differ by >= 1 to matter."""
+        mask = as_masks(mask)
+        total = np.asarray(scores, np.float32) + self.tie_break(mask.shape)
+        total[~mask] = -np.inf
+        return check_chosen(mask, total.argmax(axis=1))
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+class RandomPolicy(SeededPolicy):
+    """Uniformly random legal action; seeded, so runs repeat."""
+
+    name = "random"
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         mask = as_masks(mask)

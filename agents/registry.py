@@ -1,0 +1,75 @@
+"""Policies by name, as configs and the command line give them.
+
+A *policy spec* is a name (``"heuristic"``) or a mapping with a ``name`` and the
+policy's parameters (``{"name": "heuristic", "bluff": 0.5, "challenge": "smart"}``).
+:func:`make_policy` turns a spec into a seeded policy object of the given game and
+refuses an unknown name or parameter with the allowed ones, before any game is played.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import Any
+
+GAMES = ("uno", "tricks")
+
+
+def policy_table(game: str) -> dict[str, type]:
+    """Scripted policy classes of a game, by name."""
+    if game == "uno":
+        from agents.uno_policies import UNO_POLICIES
+
+        return UNO_POLICIES
+    if game == "tricks":
+        from agents.tricks_policies import TRICKS_POLICIES
+
+        return TRICKS_POLICIES
+    raise ValueError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+
+
+def split_spec(spec: str | Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``(name, params)`` of a policy spec."""
+    if isinstance(spec, str):
+        return spec, {}
+    if isinstance(spec, Mapping):
+        params = dict(spec)
+        name = params.pop("name", None)
+        if not isinstance(name, str):
+            raise ValueError(f"a policy spec mapping needs a 'name' (string), got {dict(spec)!r}")
+        return name, params
+    raise ValueError(f"a policy spec is a name or a mapping with 'name' and parameters, got {spec!r}")
+
+
+def spec_label(spec: str | Mapping[str, Any]) -> str:
+    """Short readable label: ``heuristic`` or ``heuristic(bluff=0.5, challenge=smart)``."""
+    name, params = split_spec(spec)
+    if "label" in params:
+        return str(params["label"])
+    if not params:
+        return name
+    return f"{name}({', '.join(f'{k}={v}' for k, v in params.items())})"
+
+
+def check_spec(game: str, spec: str | Mapping[str, Any]) -> None:
+    """Raise ``ValueError`` for an unknown policy or parameter (what :func:`make_policy` would refuse)."""
+    name, params = split_spec(spec)
+    params.pop("label", None)
+    table = policy_table(game)
+    if name not in table:
+        raise ValueError(f"unknown {game} policy {name!r}; policies: {', '.join(sorted(table))}")
+    allowed = [p for p in inspect.signature(table[name]).parameters if p != "seed"]
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(unknown)} for {game} policy {name!r}; "
+            f"allowed: {', '.join(allowed) or 'none'}"
+        )
+
+
+def make_policy(game: str, spec: str | Mapping[str, Any], seed: int | None = None) -> Any:
+    """A seeded policy object from its spec (its parameters are checked by its class)."""
+    check_spec(game, spec)
+    name, params = split_spec(spec)
+    params.pop("label", None)
+    return policy_table(game)[name](seed=seed, **params)
