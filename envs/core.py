@@ -241,6 +241,18 @@ class BatchedEngine:
         present = np.bincount(category, minlength=count + 1)[:count]
         return {int(c): (category == c).nonzero()[0] for c in present.nonzero()[0]}
 
+    def _next_deal(self, games: np.ndarray) -> None:
+        """Move these games' random streams on to their next deal, before dealing.
+
+        Each deal starts a fresh stream whose seed is a hash of the previous one and whose
+        counter is 0, so the k-th deal of a game (and the deck order it leaves) depends only
+        on its first seed and k, not on how the earlier deals were played. That is what
+        makes duplicate deals work: games started from the same seed get the same
+        sequence of decks whatever their players do.
+        """
+        self.game_seeds[games] = rng.next_stream(self.game_seeds[games])
+        self.rng_counter[games] = 0
+
     def _random(self, games: np.ndarray, width: int) -> np.ndarray:
         """Random words ``uint64 [len(games), width]`` from each game's own stream."""
         bits = rng.random_bits(self.game_seeds[games], self.rng_counter[games], width)

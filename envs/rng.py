@@ -47,6 +47,14 @@ def game_seeds(seed: int | np.ndarray | list[int] | None, num_games: int) -> np.
     return seeds
 
 
+_NEXT_STREAM = np.uint64(0xD1B54A32D192ED03)
+
+
+def next_stream(seeds: np.ndarray) -> np.ndarray:
+    """The seeds of the streams that follow these (one hash step: a chain of deals)."""
+    return splitmix64(np.asarray(seeds, dtype=np.uint64) ^ _NEXT_STREAM)
+
+
 _SLOTS = np.arange(1, 257, dtype=np.uint64) * _GOLDEN
 
 

@@ -33,7 +33,7 @@ def test_recorded_batched_games_replay_to_the_identical_end(tmp_path, rules):
 
 
 def test_a_record_with_a_changed_move_is_refused():
-    eng = UnoEngine(num_games=1, num_players=2, seed=1, auto_reset=False)
+    eng = UnoEngine(num_games=1, num_players=2, seed=2, auto_reset=False)
     recorder, policy = Recorder(eng), RandomPolicy(1)
     obs, mask = recorder.reset()
     while not recorder.completed:

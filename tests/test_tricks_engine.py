@@ -102,12 +102,13 @@ def test_invariants_for_any_seed(seed, literal):
 def test_same_seed_same_games_on_any_batch_size_batched_or_one_by_one():
     u = np.random.default_rng(5).random((250, 8, NUM_ACTIONS))
     big = TricksEngine(num_games=8, seed=77)
+    first_seeds = big.game_seeds.copy()  # each deal moves a game's stream on
     trace = play(big, u, np.arange(8))
     small = play(TricksEngine(num_games=3, seed=77), u, np.arange(3))
     for b, s in zip(trace, small, strict=True):
         for x, y in zip(b, s, strict=True):
             np.testing.assert_array_equal(x[:3], y)
-    single = play(TricksEngine(num_games=1, seed=[int(big.game_seeds[5])]), u, np.array([5]))
+    single = play(TricksEngine(num_games=1, seed=[int(first_seeds[5])]), u, np.array([5]))
     for b, s in zip(trace, single, strict=True):
         for x, y in zip(b, s, strict=True):
             np.testing.assert_array_equal(x[5:6], y)
@@ -261,3 +262,18 @@ def test_rules_and_table_size_are_validated():
         TricksRules(exchange_returns="three")
     with pytest.raises(ValueError, match="exactly 4 players"):
         TricksEngine(num_games=1, num_players=3)
+
+
+def test_games_from_the_same_seed_get_the_same_deals_whatever_is_played():
+    """Duplicate deals: the k-th deal of a game depends on its seed and k only."""
+    eng = TricksEngine(num_games=3, seed=[5, 5, 6])
+    _, mask = eng.reset()
+    rng = np.random.default_rng(0)
+    deals: list[list[np.ndarray]] = [[eng.hands[g].copy()] for g in range(3)]
+    while min(len(d) for d in deals) < 4:
+        _, mask, _, done = eng.step(random_actions(mask, rng.random(mask.shape)))
+        for g in np.flatnonzero(done):
+            deals[g].append(eng.hands[g].copy())
+    for k in range(4):
+        np.testing.assert_array_equal(deals[0][k], deals[1][k])
+        assert not np.array_equal(deals[0][k], deals[2][k])

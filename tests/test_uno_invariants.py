@@ -115,9 +115,10 @@ def test_batched_and_one_by_one_give_the_same_games():
     rules = RULE_SETS["stacking"]
     u = np.random.default_rng(2).random((500, 8, NUM_ACTIONS))
     batched = UnoEngine(num_games=8, num_players=4, rules=rules, seed=9)
+    first_seeds = batched.game_seeds.copy()  # each deal moves a game's stream on
     trace = play(batched, u, np.arange(8))
     for i in range(8):
-        single = UnoEngine(num_games=1, num_players=4, rules=rules, seed=[int(batched.game_seeds[i])])
+        single = UnoEngine(num_games=1, num_players=4, rules=rules, seed=[int(first_seeds[i])])
         one = play(single, u, np.array([i]))
         for b, s in zip(trace, one, strict=True):
             for x, y in zip(b, s, strict=True):
@@ -231,3 +232,20 @@ def test_partial_deck_games_lose_no_card_even_when_both_piles_run_dry():
         dry += int(((eng.draw_end == eng.draw_top) & (eng.discard_len == 1)).sum())
         assert mask[eng.phase != 5].any(axis=1).all()
     assert dry > 0
+
+
+@pytest.mark.parametrize("rules_name", ["default", "match"])
+def test_games_from_the_same_seed_get_the_same_deals_whatever_is_played(rules_name):
+    """Duplicate deals: the k-th deal of a game depends on its seed and k only."""
+    eng = UnoEngine(num_games=4, num_players=3, rules=RULE_SETS[rules_name], seed=[7, 7, 7, 8])
+    _, mask = eng.reset()
+    rng = np.random.default_rng(0)
+    deals: list[list[np.ndarray]] = [[eng.hands[g].copy()] for g in range(4)]
+    while min(len(d) for d in deals) < 6:
+        _, mask, _, _ = eng.step(random_actions(mask, rng.random(mask.shape)))
+        for g in np.flatnonzero(eng.hand_ended):
+            deals[g].append(eng.hands[g].copy())
+    for k in range(6):
+        np.testing.assert_array_equal(deals[0][k], deals[1][k])
+        np.testing.assert_array_equal(deals[0][k], deals[2][k])
+        assert not np.array_equal(deals[0][k], deals[3][k])

@@ -312,6 +312,7 @@ class UnoEngine(BatchedEngine):
     def _deal(self, games: np.ndarray) -> None:
         """Shuffle the full deck, deal, turn the starting card and apply its effect."""
         k, P, hs = games.size, self.num_players, self.rules.hand_size
+        self._next_deal(games)
         order = np.argsort(self._random(games, DECK_SIZE), axis=1)
         cards = DECK[order]  # [k, 108] card types, top of the deck first
         dealt = P * hs

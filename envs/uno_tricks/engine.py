@@ -256,6 +256,7 @@ class TricksEngine(BatchedEngine):
     # ------------------------------------------------------------------ dealing
     def _new_episode(self, games: np.ndarray) -> None:
         k = games.size
+        self._next_deal(games)
         numbers = NUMBER_DECK[np.argsort(self._random(games, NUMBER_DECK.size), axis=1)]
         specials = SPECIAL_DECK[np.argsort(self._random(games, SPECIAL_DECK.size), axis=1)]
         dealt_n, dealt_s = NUM_PLAYERS * NUMBERS_DEALT, NUM_PLAYERS * SPECIALS_DEALT
