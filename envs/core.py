@@ -96,6 +96,8 @@ class BatchedEngine:
         self.over_phase = len(self.phase_names) - 1
         self._ar = np.arange(self.num_games)
         self.rng_counter = np.zeros(self.num_games, np.uint64)
+        self.game_winners = np.zeros((self.num_games, self.num_players), bool)  # of games ended in the last step
+        self.final_scores = np.zeros((self.num_games, self.num_players), np.int64)
         self._allocate()
         self.game_seeds = rng.game_seeds(seed, self.num_games)
         self._mask: np.ndarray | None = None
@@ -216,6 +218,8 @@ class BatchedEngine:
         actions = self._check_actions(actions)
         self._rewards = np.zeros((self.num_games, self.num_players), np.float32)
         self._done = np.zeros(self.num_games, bool)
+        self.game_winners = np.zeros((self.num_games, self.num_players), bool)
+        self.final_scores = np.zeros((self.num_games, self.num_players), np.int64)
         self._begin_step()
         self._apply(actions)
         finished = self._done.nonzero()[0]
@@ -228,10 +232,18 @@ class BatchedEngine:
         return obs, mask, self._rewards, self._done
 
     # ------------------------------------------------------------------ helpers for the rules
-    def _finish(self, games: np.ndarray, rewards: np.ndarray) -> None:
-        """These games are over: every seat gets its reward in this step."""
+    def _finish(self, games: np.ndarray, rewards: np.ndarray, winners: np.ndarray, scores: np.ndarray) -> None:
+        """These games are over: every seat gets its reward in this step.
+
+        ``winners`` (bool per seat: who won, partners included; ties share) and ``scores``
+        (the game's final points per seat) stay readable as ``game_winners`` and
+        ``final_scores`` until the next step, whatever the reward option, for referees
+        such as tournaments (the restarted game has already cleared the engine's own).
+        """
         self._rewards[games] = rewards
         self._done[games] = True
+        self.game_winners[games] = winners
+        self.final_scores[games] = scores
 
     def _groups(self, category: np.ndarray, count: int) -> dict[int, np.ndarray]:
         """Games per action category (only the categories present); finished games drop out."""

@@ -277,3 +277,17 @@ def test_games_from_the_same_seed_get_the_same_deals_whatever_is_played():
     for k in range(4):
         np.testing.assert_array_equal(deals[0][k], deals[1][k])
         assert not np.array_equal(deals[0][k], deals[2][k])
+
+
+def test_finished_games_report_the_winning_team_and_its_points():
+    eng = TricksEngine(num_games=64, seed=3)
+    _, mask = eng.reset()
+    rng, ended = np.random.default_rng(0), 0
+    while ended < 100:
+        points = eng.points.copy()
+        _, mask, rewards, done = eng.step(random_actions(mask, rng.random(mask.shape)))
+        for g in np.flatnonzero(done):
+            np.testing.assert_array_equal(eng.game_winners[g], rewards[g] > 0)
+            assert eng.final_scores[g, 0] == eng.final_scores[g, 2] >= points[g, 0]
+            assert eng.final_scores[g, 1] == eng.final_scores[g, 3] >= points[g, 1]
+        ended += int(done.sum())

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from envs.uno import UnoEngine, UnoRules
 from envs.uno.rules import POINTS_REWARD_SCALE
+from tests.play_helpers import random_actions
 from tests.uno_helpers import act, engine, hand, position
 
 DRAW = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8"]
@@ -161,3 +163,24 @@ def test_a_finished_game_restarts_with_auto_reset():
     new = eng.position(0)
     assert new["scores"] == [0, 0, 0] and new["hand_number"] == 0
     assert sum(len(h) for h in new["hands"]) + len(new["draw_pile"]) + len(new["discard_pile"]) == 108
+
+
+@pytest.mark.parametrize("options", [{}, {"match": True, "target_score": 200}, {"reward": "points"}])
+def test_finished_games_report_winners_and_final_scores_whatever_the_reward(options):
+    eng = UnoEngine(num_games=64, num_players=3, rules=UnoRules(**options), seed=3)
+    _, mask = eng.reset()
+    rng, ended = np.random.default_rng(0), 0
+    scores = np.zeros((64, 3), np.int64)
+    while ended < 100:
+        _, mask, rewards, done = eng.step(random_actions(mask, rng.random(mask.shape)))
+        scores += eng.hand_points
+        for g in np.flatnonzero(done):
+            assert eng.game_winners[g].sum() == 1
+            np.testing.assert_array_equal(eng.final_scores[g], scores[g])
+            if options.get("reward") != "points":
+                np.testing.assert_array_equal(eng.game_winners[g], rewards[g] > 0)
+            winner = eng.game_winners[g].argmax()
+            assert eng.final_scores[g, winner] == eng.final_scores[g].max()
+        scores[done] = 0
+        ended += int(done.sum())
+    assert not eng.game_winners[~done].any()

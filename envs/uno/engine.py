@@ -615,4 +615,4 @@ class UnoEngine(BatchedEngine):
             n_lose = self.num_players - n_win
             reward = np.where(winners, 1.0 / n_win, -1.0 / np.maximum(n_lose, 1))
             reward[n_lose[:, 0] == 0] = 0.0
-        self._finish(games, reward)
+        self._finish(games, reward, winners, self.scores[games])

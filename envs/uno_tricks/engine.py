@@ -496,7 +496,10 @@ class TricksEngine(BatchedEngine):
             team_a = diff * POINTS_REWARD_SCALE
         else:
             team_a = np.sign(diff).astype(np.float64)
-        self._finish(games, np.stack([team_a, -team_a, team_a, -team_a], axis=1) + 0.0)  # + 0.0: no -0.0
+        seat_points = points[:, [0, 1, 0, 1]]
+        winners = seat_points > points[:, [1, 0, 1, 0]]
+        rewards = np.stack([team_a, -team_a, team_a, -team_a], axis=1) + 0.0  # + 0.0: no -0.0
+        self._finish(games, rewards, winners, seat_points)
 
     # ------------------------------------------------------------------ legal actions
     def _legal_mask(self) -> np.ndarray:
