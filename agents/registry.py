@@ -65,6 +65,10 @@ def check_spec(game: str, spec: str | Mapping[str, Any]) -> None:
             f"unknown parameter(s) {', '.join(unknown)} for {game} policy {name!r}; "
             f"allowed: {', '.join(allowed) or 'none'}"
         )
+    try:
+        table[name](seed=0, **params)  # cheap: refuses bad parameter values now, not mid-tournament
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{game} policy {name!r}: {err}") from None
 
 
 def make_policy(game: str, spec: str | Mapping[str, Any], seed: int | None = None) -> Any:

@@ -100,6 +100,9 @@ class BatchedEngine:
         self.final_scores = np.zeros((self.num_games, self.num_players), np.int64)
         self._allocate()
         self.game_seeds = rng.game_seeds(seed, self.num_games)
+        #: Optional ``f(games) -> seeds``: where the next games of restarting slots start from
+        #: (a tournament schedules its duplicate deals this way); None: the slot's own stream.
+        self.next_game_seeds: Callable[[np.ndarray], np.ndarray] | None = None
         self._mask: np.ndarray | None = None
         self._dealt = False  # reset() or from_positions() fills the state
 
@@ -225,6 +228,9 @@ class BatchedEngine:
         finished = self._done.nonzero()[0]
         if finished.size:
             if self.auto_reset:
+                if self.next_game_seeds is not None:
+                    self.game_seeds[finished] = self.next_game_seeds(finished)
+                    self.rng_counter[finished] = 0
                 self._new_episode(finished)
             else:
                 self.phase[finished] = self.over_phase

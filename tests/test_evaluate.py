@@ -1,4 +1,4 @@
-"""Smoke test of the main job: evaluate.py through its command line."""
+"""The evaluation command line: tournaments and the bluffing study, end to end."""
 
 from __future__ import annotations
 
@@ -10,42 +10,65 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_evaluate_runs_and_writes_json(tmp_path):
-    out = tmp_path / "result.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "evaluate.py",
-            "--players",
-            "3",
-            "--games",
-            "300",
-            "--batch",
-            "64",
-            "--json",
-            str(out),
-            "stacking=true",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
+def evaluate(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "evaluate.py", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_a_tiny_tournament_runs_through_the_command_line(tmp_path):
+    proc = evaluate("games=240", "batch=64", f"output={tmp_path}", "rules.stacking=true")
+    assert proc.returncode == 0, proc.stderr
+    assert "heuristic" in proc.stdout and "95% CI" in proc.stdout
+    summary = json.loads((tmp_path / "tournament.json").read_text())
+    assert summary["games"] >= 240 and summary["rules"]["stacking"] is True
+    assert summary["config"]["policies"] == ["random", "rlcard_rule", "greedy", "heuristic"]
+    assert sum(row["wins"] for row in summary["entrants"]) == summary["games"]
+    for row in summary["entrants"]:
+        assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
+    assert {r["entrant"] for r in summary["ratings"]} == {"random", "rlcard_rule", "greedy", "heuristic"}
+    csv = (tmp_path / "tournament.csv").read_text().splitlines()
+    assert csv[0].startswith("entrant,games,wins,win_rate") and len(csv) == 5
+    assert (tmp_path / "tournament_win_rates.png").stat().st_size > 1000
+
+
+def test_a_trick_game_tournament_with_match_of_teams(tmp_path):
+    cfg = tmp_path / "tricks.yaml"
+    cfg.write_text(
+        f"game: tricks\nplayers: 4\npolicies: [greedy, heuristic]\ngames: 200\nbatch: 64\noutput: {tmp_path / 'out'}\n"
+    )
+    proc = evaluate("--config", str(cfg))
+    assert proc.returncode == 0, proc.stderr
+    assert "team points" in proc.stdout
+    assert (tmp_path / "out" / "tournament_head_to_head.png").exists()
+
+
+def test_the_bluff_study_writes_its_report(tmp_path):
+    report, data = tmp_path / "bluff.md", tmp_path / "data"
+    proc = evaluate(
+        "--config",
+        "configs/eval/bluff_study.yaml",
+        "games=200",
+        "batch=100",
+        "table_sizes=[2]",
+        "bluff=[0, 1]",
+        f"report={report}",
+        f"data={data}",
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "P2" in proc.stdout and "95% CI" in proc.stdout
-    result = json.loads(out.read_text())
-    assert result["games"] >= 300 and result["rules"]["stacking"] is True
-    assert sum(seat["wins"] for seat in result["seats"]) == result["games"]
-    for seat in result["seats"]:
-        assert seat["ci_low"] <= seat["win_rate"] <= seat["ci_high"]
+    text = report.read_text()
+    assert "## Answer" in text and "| 2 | smart | 1 |" in text
+    cells = json.loads((data / "cells.json").read_text())["cells"]
+    assert len(cells) == 6 and all(c["games"] == 200 for c in cells)
+    assert (data / "bluff_study.png").exists()
 
 
-def test_evaluate_refuses_unknown_rules_option():
-    proc = subprocess.run(
-        [sys.executable, "evaluate.py", "--games", "10", "stackin=true"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 2 and "unknown UnoRules option(s) stackin" in proc.stderr
+def test_bad_config_fails_before_any_game(tmp_path):
+    proc = evaluate("policies=[random, nosuch]", f"output={tmp_path}")
+    assert proc.returncode == 2 and "unknown uno policy 'nosuch'" in proc.stderr
+    proc = evaluate("--config", str(tmp_path / "missing.yaml"))
+    assert proc.returncode == 2 and "not found" in proc.stderr
+    proc = evaluate("--config", "configs/eval/bluff_study.yaml", "challenge=[never, sometimes]")
+    assert proc.returncode == 2 and "sometimes" in proc.stderr
+    assert not any(tmp_path.iterdir())

@@ -1,0 +1,142 @@
+"""Tournaments: schedules, duplicate deals, batched play, statistics, bad configs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from envs.uno import UnoEngine
+from tournament.config import TournamentConfig, load_config
+from tournament.runner import run_tournament
+from tournament.schedule import build_schedule
+from tournament.stats import summarise, wilson
+
+
+def config(**kw) -> TournamentConfig:
+    base = {"players": 2, "policies": ["random", "heuristic"], "games": 400, "batch": 128, "ratings": "none"}
+    return TournamentConfig.from_mapping({**base, **kw})
+
+
+def test_schedule_plays_every_seating_of_every_table_on_shared_deals():
+    cfg = config(players=3, policies=["random", "greedy", "heuristic", "rlcard_rule"], games=100)
+    s = build_schedule(cfg)
+    assert len(s.tables) == 4  # C(4, 3) tables
+    assert s.num_games == s.deals * 4 * 6 >= 100  # 6 permutations of 3 seats
+    for d in range(s.deals):
+        rows = s.deal == d
+        assert (s.seed[rows] == s.seed[rows][0]).all()  # one seed per deal, every seating and table
+        for t in range(4):
+            seatings = {tuple(x) for x in s.seat_entrant[rows & (s.table == t)]}
+            assert len(seatings) == 6 and all(sorted(x) == sorted(s.tables[t]) for x in seatings)
+    assert len(set(s.seed.tolist())) == s.deals
+
+
+def test_identical_entrants_at_a_table_are_not_seated_twice_the_same_way():
+    cfg = config(players=4, policies=["random", "heuristic"], lineups=[["heuristic", "random", "random", "random"]])
+    s = build_schedule(cfg)
+    assert s.num_games == s.deals * 4  # 4 distinct seatings out of 24 permutations
+    assert ((s.seat_entrant == 1).sum(axis=1) == 1).all()
+
+
+def test_duplicate_deals_give_every_seating_the_same_cards():
+    cfg = config(players=2, policies=["random", "greedy"], games=40)
+    s = build_schedule(cfg)
+    eng = UnoEngine(num_games=s.num_games, num_players=2, seed=0)
+    eng.reset(seed=s.seed)
+    for d in range(s.deals):
+        a, b = np.flatnonzero(s.deal == d)
+        np.testing.assert_array_equal(eng.hands[a], eng.hands[b])
+        assert s.seat_entrant[a, 0] == s.seat_entrant[b, 1]  # the same hand, held by the other entrant
+
+
+def test_every_scheduled_game_is_played_once_and_runs_repeat():
+    cfg = config(games=300, batch=64)
+    s = build_schedule(cfg)
+    r1 = run_tournament(cfg, s, shard_size=128)
+    r2 = run_tournament(cfg, s, shard_size=128)
+    assert r1.played.all() and (r1.decisions > 0).all()
+    assert (r1.winners.sum(axis=1) == 1).all()
+    np.testing.assert_array_equal(r1.winners, r2.winners)
+    np.testing.assert_array_equal(r1.decisions, r2.decisions)
+
+
+def test_random_against_itself_is_even_and_heuristic_beats_random():
+    even = config(policies=["random", {"name": "random", "label": "random2"}], games=4000, batch=1024)
+    summary = summarise(even, build_schedule(even), run_tournament(even, build_schedule(even)))
+    for row in summary["entrants"]:
+        assert row["ci_low"] < 0.5 < row["ci_high"]
+    assert sum(row["wins"] for row in summary["entrants"]) == summary["games"]
+    strong = config(games=2000, batch=1024)
+    summary = summarise(strong, build_schedule(strong), run_tournament(strong, build_schedule(strong)))
+    rows = {row["entrant"]: row for row in summary["entrants"]}
+    assert rows["heuristic"]["ci_low"] > 0.6
+    h2h = summary["head_to_head"]
+    i, j = h2h["labels"].index("heuristic"), h2h["labels"].index("random")
+    assert h2h["score"][i][j] == pytest.approx(rows["heuristic"]["win_rate"])
+    assert h2h["paired_p_value"][i][j] < 1e-6
+
+
+def test_uno_referee_counts_wild_draw_four_bluffs_and_challenges():
+    cfg = config(
+        policies=[
+            {"name": "heuristic", "bluff": 1.0, "challenge": "never", "label": "bluffer"},
+            {"name": "heuristic", "challenge": "always", "label": "challenger"},
+        ],
+        games=1000,
+        batch=500,
+    )
+    summary = summarise(cfg, build_schedule(cfg), run_tournament(cfg, build_schedule(cfg)))
+    rows = {row["entrant"]: row for row in summary["entrants"]}
+    assert rows["bluffer"]["wd4_bluffs"] > 0 and rows["bluffer"]["challenges"] == 0
+    assert rows["challenger"]["wd4_bluffs"] == 0
+    # Every Wild Draw Four is challenged except one played as the last card.
+    assert 0.9 * rows["bluffer"]["wd4_played"] < rows["challenger"]["challenges"] <= rows["bluffer"]["wd4_played"]
+    assert 0 < rows["challenger"]["challenges_won"] <= rows["bluffer"]["wd4_bluffs"]
+
+
+def test_trick_game_tournament_reports_team_results():
+    cfg = TournamentConfig.from_mapping(
+        {
+            "game": "tricks",
+            "players": 4,
+            "policies": ["random", "heuristic", {"team": ["heuristic", "random"], "label": "mixed"}],
+            "games": 600,
+            "batch": 256,
+            "ratings": "openskill",
+        }
+    )
+    s = build_schedule(cfg)
+    assert s.num_games == s.deals * 3 * 4  # 3 pairings x 4 rotations
+    assert (s.seat_side[:, 0] == s.seat_side[:, 2]).all()  # partners opposite
+    summary = summarise(cfg, s, run_tournament(cfg, s))
+    rows = {row["entrant"]: row for row in summary["entrants"]}
+    assert set(rows) == {"random", "heuristic", "mixed"}
+    assert rows["heuristic"]["win_rate"] > rows["mixed"]["win_rate"] > rows["random"]["win_rate"]
+    h2h = np.array(summary["head_to_head"]["score"], dtype=float)
+    off = ~np.eye(3, dtype=bool)
+    np.testing.assert_allclose(h2h[off] + h2h.T[off], 1.0)
+    assert [r["entrant"] for r in summary["ratings"]][0] == "heuristic"
+
+
+def test_wilson_interval_matches_scipy():
+    ci = binomtest(37, 120).proportion_ci(confidence_level=0.95, method="wilson")
+    assert wilson(37, 120) == pytest.approx((ci.low, ci.high))
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["policies=[random, nosuch]"], "policies\\[1\\]: unknown uno policy 'nosuch'; policies: "),
+        (["colour=red"], "unknown config key\\(s\\) colour; allowed: game, players"),
+        (["game=tricks", "players=3"], "players: the tricks table seats 4-4, got 3"),
+        (["rules.stackin=true"], "unknown UnoRules option\\(s\\) stackin"),
+        (["policies=[{name: heuristic, bluf: 1}, random]"], "unknown parameter\\(s\\) bluf for uno policy 'heuristic'"),
+        (["lineups=[[random, random]]", "players=2"], "at least two different entrants"),
+        (["games=0"], "games must be a positive integer"),
+        (["policies=[random, random]"], "share the label\\(s\\) random"),
+    ],
+)
+def test_bad_configs_are_refused_with_a_clear_message(overrides, message):
+    with pytest.raises(ValueError, match=message):
+        load_config(None, overrides)

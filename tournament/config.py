@@ -1,0 +1,248 @@
+"""What a tournament plays, read from YAML with ``key=value`` overrides, checked before any game.
+
+.. code-block:: yaml
+
+    game: uno                 # uno | tricks
+    players: 4                # table size (the trick game: always 4)
+    rules: {}                 # UnoRules / TricksRules options
+    policies:                 # the entrants: a name, or a mapping with name, parameters, label
+      - random
+      - {name: heuristic, bluff: 0.5, label: bluffer}
+    lineups: null             # tables to play (lists of entrant labels); null: every
+                              # combination of `players` entrants (round robin)
+    seating: auto             # rotations | permutations | auto (permutations up to 4 seats)
+    games: 20000              # at least this many games in all (rounded up to whole deals)
+    batch: 4096               # games stepped at once
+    seed: 0
+    output: results/eval      # JSON, CSV and PNG land here
+    ratings: openskill        # openskill | none
+
+In the trick game an entrant is a *team*: ``{label: mixed, team: [heuristic, greedy]}``
+seats its two policies as partners; a plain policy spec plays both seats of its team.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agents.registry import GAMES, check_spec, spec_label, split_spec
+
+SEATINGS = ("auto", "rotations", "permutations")
+RATINGS = ("openskill", "none")
+TABLE_SIZES = {"uno": range(2, 11), "tricks": range(4, 5)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Entrant:
+    """One competitor: a label and the policy spec of each of its seats (one; two partners in the trick game)."""
+
+    label: str
+    specs: tuple[Any, ...]
+
+
+@dataclasses.dataclass
+class TournamentConfig:
+    """A tournament, as in the module docstring; :meth:`check` validates it completely."""
+
+    game: str = "uno"
+    players: int = 4
+    rules: dict[str, Any] = dataclasses.field(default_factory=dict)
+    policies: list[Any] = dataclasses.field(default_factory=lambda: ["random", "rlcard_rule", "greedy", "heuristic"])
+    lineups: list[list[str]] | None = None
+    seating: str = "auto"
+    games: int = 20_000
+    batch: int = 4096
+    seed: int = 0
+    output: str = "results/eval"
+    ratings: str = "openskill"
+
+    # ------------------------------------------------------------------ reading
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> TournamentConfig:
+        allowed = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(data) - set(allowed))
+        if unknown:
+            raise ValueError(f"unknown config key(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
+        config = cls(**dict(data))
+        config.check()
+        return config
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    # ------------------------------------------------------------------ checking
+    def check(self) -> None:
+        """Raise ``ValueError`` naming the problem: every mistake is caught before a game is played."""
+        if self.game not in GAMES:
+            raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
+        sizes = TABLE_SIZES[self.game]
+        if isinstance(self.players, bool) or not isinstance(self.players, int) or self.players not in sizes:
+            raise ValueError(
+                f"players: the {self.game} table seats {sizes.start}-{sizes.stop - 1}, got {self.players!r}"
+            )
+        for name in ("games", "batch"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise ValueError(f"seed must be an integer, got {self.seed!r}")
+        if self.seating not in SEATINGS:
+            raise ValueError(f"seating must be one of {', '.join(SEATINGS)}, got {self.seating!r}")
+        if self.ratings not in RATINGS:
+            raise ValueError(f"ratings must be one of {', '.join(RATINGS)}, got {self.ratings!r}")
+        if not isinstance(self.rules, Mapping):
+            raise ValueError(f"rules must be a mapping of rules options, got {self.rules!r}")
+        self.rules_object()  # unknown or impossible rules options
+        entrants = self.entrants()
+        self.table_lineups(entrants)
+
+    def rules_object(self) -> Any:
+        if self.game == "uno":
+            from envs.uno import UnoRules
+
+            rules = UnoRules.from_dict(self.rules)
+            rules.check_players(self.players)
+            return rules
+        from envs.uno_tricks import TricksRules
+
+        return TricksRules.from_dict(self.rules)
+
+    def entrants(self) -> list[Entrant]:
+        if not isinstance(self.policies, Sequence) or isinstance(self.policies, str) or not self.policies:
+            raise ValueError("policies must be a non-empty list of policy specs")
+        entrants = []
+        for i, spec in enumerate(self.policies):
+            try:
+                entrants.append(self._entrant(spec))
+            except ValueError as err:
+                raise ValueError(f"policies[{i}]: {err}") from None
+        labels = [e.label for e in entrants]
+        doubles = sorted({x for x in labels if labels.count(x) > 1})
+        if doubles:
+            raise ValueError(f"two entrants share the label(s) {', '.join(doubles)}: give each a distinct 'label'")
+        return entrants
+
+    def _entrant(self, spec: Any) -> Entrant:
+        if self.game == "tricks" and isinstance(spec, Mapping) and "team" in spec:
+            extra = sorted(set(spec) - {"team", "label"})
+            if extra:
+                raise ValueError(f"a team entrant takes 'team' and 'label' only, got {', '.join(extra)}")
+            team = spec["team"]
+            if not isinstance(team, Sequence) or isinstance(team, str) or len(team) != 2:
+                raise ValueError(f"'team' lists the two partners' policy specs, got {team!r}")
+            for member in team:
+                check_spec(self.game, member)
+            label = spec.get("label") or "+".join(spec_label(m) for m in team)
+            return Entrant(str(label), tuple(team))
+        check_spec(self.game, spec)
+        split_spec(spec)
+        specs = (spec, spec) if self.game == "tricks" else (spec,)
+        return Entrant(spec_label(spec), specs)
+
+    # ------------------------------------------------------------------ tables
+    @property
+    def sides(self) -> int:
+        """Competing sides at a table: players, or the two teams of the trick game."""
+        return 2 if self.game == "tricks" else self.players
+
+    def table_lineups(self, entrants: list[Entrant]) -> list[tuple[int, ...]]:
+        """The tables played, as entrant indexes per side (explicit ``lineups`` or a round robin)."""
+        index = {e.label: i for i, e in enumerate(entrants)}
+        sides = self.sides
+        if self.lineups is None:
+            if len(entrants) < sides:
+                raise ValueError(
+                    f"{len(entrants)} entrant(s) cannot fill a table of {sides} sides without 'lineups' "
+                    f"(e.g. lineups: [[agent, heuristic, heuristic, heuristic]])"
+                )
+            return list(itertools.combinations(range(len(entrants)), sides))
+        if not isinstance(self.lineups, Sequence) or not self.lineups:
+            raise ValueError("lineups must be a non-empty list of tables (lists of entrant labels)")
+        tables = []
+        for i, lineup in enumerate(self.lineups):
+            if not isinstance(lineup, Sequence) or isinstance(lineup, str) or len(lineup) != sides:
+                raise ValueError(f"lineups[{i}] must list {sides} entrant labels (one per side), got {lineup!r}")
+            unknown = [x for x in lineup if x not in index]
+            if unknown:
+                raise ValueError(f"lineups[{i}]: unknown entrant(s) {unknown}; entrants: {', '.join(index)}")
+            if len(set(lineup)) < 2:
+                raise ValueError(f"lineups[{i}]: a table needs at least two different entrants, got {lineup!r}")
+            tables.append(tuple(index[x] for x in lineup))
+        return tables
+
+    def seating_orders(self) -> list[tuple[int, ...]]:
+        """Seatings of a table's sides: ``order[seat]`` = the side sitting there.
+
+        In the trick game the two teams swap sides and partners swap seats: the four
+        rotations of the seats. Classic UNO uses every permutation up to 4 seats (``auto``),
+        otherwise the rotations, which keep each player's neighbours.
+        """
+        n = self.players
+        if self.game == "tricks":
+            return [tuple((s + r) % 4 for s in range(4)) for r in range(4)]
+        mode = self.seating
+        if mode == "auto":
+            mode = "permutations" if n <= 4 else "rotations"
+        if mode == "permutations":
+            return list(itertools.permutations(range(n)))
+        return [tuple((s + r) % n for s in range(n)) for r in range(n)]
+
+    def deals_per_seating(self, tables: int) -> int:
+        """Duplicate deals per table, each played once at every seating: at least ``games`` in all."""
+        return math.ceil(self.games / (tables * len(self.seating_orders())))
+
+
+def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
+    """``["games=500", "rules.stacking=true"]`` as a nested mapping (values read as YAML)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"overrides are key=value (e.g. games=5000, rules.stacking=true), got {item!r}")
+        node = out
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ValueError(f"override {item!r}: {part} is not a mapping")
+        node[parts[-1]] = yaml.safe_load(value)
+    return out
+
+
+def merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` updated by ``extra``, nested mappings merged key by key."""
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(dict(out[key]), value)
+        else:
+            out[key] = value
+    return out
+
+
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"config file {str(path)!r} not found")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as err:
+        raise ValueError(f"config file {str(path)!r} is not valid YAML: {err}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"config file {str(path)!r} must hold a mapping of keys, got {type(data).__name__}")
+    return data
+
+
+def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> TournamentConfig:
+    """The tournament of a YAML file (or the defaults) with ``key=value`` overrides, checked."""
+    data = read_yaml(path) if path is not None else {}
+    return TournamentConfig.from_mapping(merge(data, parse_overrides(overrides)))

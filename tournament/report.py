@@ -1,0 +1,189 @@
+"""A tournament's summary as a terminal leaderboard, JSON, CSV and PNG plots."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def leaderboard(summary: dict[str, Any]) -> Table:
+    """Entrants sorted by win rate, with intervals, points, ratings and (UNO) Wild Draw Four play."""
+    rows = sorted(summary["entrants"], key=lambda r: -r["win_rate"])
+    ratings = {r["entrant"]: r for r in summary.get("ratings", [])}
+    game = summary["game"]
+    sides = 2 if game == "tricks" else summary["players"]
+    what = "teams" if game == "tricks" else f"{summary['players']} players"
+    table = Table(
+        title=f"{game}: {what}, {summary['games']:,} games ({summary['deals']:,} duplicate deals "
+        f"x {summary['seatings']} seatings), fair share {1 / sides:.3f}"
+    )
+    columns = ["#", "entrant", "games", "win rate", "95% CI"]
+    if game == "uno":
+        columns.append("points/hand")
+        if "mean_final_score" in rows[0]:
+            columns += ["final score", "missing to target"]
+        columns += ["W+4 bluffs", "challenges won"]
+    else:
+        columns += ["team points", "draws"]
+    if ratings:
+        columns.append("OpenSkill mu ± sigma")
+    for c in columns:
+        table.add_column(c, justify="left" if c == "entrant" else "right")
+    for rank, row in enumerate(rows, 1):
+        cells = [
+            str(rank),
+            row["entrant"],
+            f"{row['games']:,}",
+            f"{row['win_rate']:.3f}",
+            f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]",
+        ]
+        if game == "uno":
+            cells.append(f"{row['points_per_hand']:.1f}")
+            if "mean_final_score" in row:
+                cells += [f"{row['mean_final_score']:.0f}", f"{row['mean_points_missing']:.0f}"]
+            cells.append(f"{row['wd4_bluffs']:,}/{row['wd4_played']:,}")
+            cells.append(f"{row['challenges_won']:,}/{row['challenges']:,}")
+        else:
+            cells += [f"{row['team_points']:.1f}", f"{row['draws']:,.0f}"]
+        if ratings:
+            r = ratings.get(row["entrant"])
+            cells.append(f"{r['mu']:.2f} ± {r['sigma']:.2f}" if r else "-")
+        table.add_row(*cells)
+    return table
+
+
+def head_to_head_table(summary: dict[str, Any]) -> Table | None:
+    h2h = summary.get("head_to_head")
+    if not h2h:
+        return None
+    labels = h2h["labels"]
+    table = Table(title="head to head: row's score against column (paired p-value over duplicate deals)")
+    table.add_column("")
+    for label in labels:
+        table.add_column(label, justify="right")
+    for i, label in enumerate(labels):
+        cells = []
+        for j in range(len(labels)):
+            s = h2h["score"][i][j]
+            cells.append("-" if s is None or math.isnan(s) else f"{s:.3f} (p={h2h['paired_p_value'][i][j]:.2g})")
+        table.add_row(label, *cells)
+    return table
+
+
+def print_report(summary: dict[str, Any], console: Console) -> None:
+    console.print(leaderboard(summary))
+    h2h = head_to_head_table(summary)
+    if h2h is not None:
+        console.print(h2h)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write then rename: a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def entrants_csv(summary: dict[str, Any]) -> str:
+    ratings = {r["entrant"]: r for r in summary.get("ratings", [])}
+    rows = []
+    for row in summary["entrants"]:
+        r = ratings.get(row["entrant"], {})
+        rows.append({**row, **{f"rating_{k}": v for k, v in r.items() if k != "entrant"}})
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` with NaN replaced by ``None`` (strict JSON has no NaN)."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    return value
+
+
+def write_outputs(summary: dict[str, Any], folder: Path, stem: str = "tournament") -> list[Path]:
+    """``<stem>.json``, ``<stem>.csv`` and the PNG plots in ``folder``; returns the paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"{stem}.json", folder / f"{stem}.csv"]
+    write_atomic(paths[0], json.dumps(json_ready(summary), indent=2, allow_nan=False) + "\n")
+    write_atomic(paths[1], entrants_csv(summary))
+    paths += plot_summary(summary, folder, stem)
+    return paths
+
+
+def plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path]:
+    """Win rates (and ratings) with error bars; the head-to-head heatmap for two-sided tables."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    paths = []
+    rows = sorted(summary["entrants"], key=lambda r: r["win_rate"])
+    ratings = {r["entrant"]: r for r in summary.get("ratings", [])}
+    panels = 2 if ratings else 1
+    fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 0.5 * len(rows) + 1.8), squeeze=False)
+    y = np.arange(len(rows))
+    rate = np.array([r["win_rate"] for r in rows])
+    err = np.array([[r["win_rate"] - r["ci_low"], r["ci_high"] - r["win_rate"]] for r in rows]).T.clip(
+        0
+    )  # float round-off at 0 or 1
+    ax = axes[0, 0]
+    ax.errorbar(rate, y, xerr=err, fmt="o", capsize=4)
+    ax.axvline(rows[0]["fair_share"], color="grey", linestyle="--", label="fair share")
+    ax.set_yticks(y, [r["entrant"] for r in rows])
+    ax.set_xlabel("win rate (95% Wilson interval)")
+    ax.legend(loc="lower right")
+    if ratings:
+        ax = axes[0, 1]
+        mu = np.array([ratings[r["entrant"]]["mu"] if r["entrant"] in ratings else np.nan for r in rows])
+        sigma = np.array([ratings[r["entrant"]]["sigma"] if r["entrant"] in ratings else np.nan for r in rows])
+        ax.errorbar(mu, y, xerr=sigma, fmt="s", capsize=4, color="tab:orange")
+        ax.set_yticks(y, [""] * len(rows))
+        ax.set_xlabel("OpenSkill rating (mu ± sigma)")
+    fig.tight_layout()
+    path = folder / f"{stem}_win_rates.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    paths.append(path)
+
+    h2h = summary.get("head_to_head")
+    if h2h:
+        labels = h2h["labels"]
+        score = np.array(h2h["score"], dtype=float)
+        keep = ~np.all(np.isnan(score), axis=1)
+        score = score[np.ix_(keep, keep)]
+        labels = [label for label, k in zip(labels, keep, strict=True) if k]
+        fig, ax = plt.subplots(figsize=(1.1 * len(labels) + 3, 0.9 * len(labels) + 2))
+        im = ax.imshow(score, cmap="RdBu", vmin=0, vmax=1)
+        for i in range(len(labels)):
+            for j in range(len(labels)):
+                if not np.isnan(score[i, j]):
+                    ax.text(j, i, f"{score[i, j]:.2f}", ha="center", va="center", fontsize=9)
+        ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+        ax.set_yticks(range(len(labels)), labels)
+        ax.set_title("row's score against column")
+        fig.colorbar(im, ax=ax)
+        fig.tight_layout()
+        path = folder / f"{stem}_head_to_head.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        paths.append(path)
+    return paths

@@ -1,0 +1,195 @@
+"""Play a tournament's games, batched: one engine, thousands of games, one policy call per policy per step.
+
+The engine's slots take the schedule's games in order; when a game ends its slot starts
+the next one from that deal's seed (``next_game_seeds``), so no slot idles until the
+shard runs out of games. The runner is the referee: it reads results from the engine
+(winners, scores, hand points, Wild Draw Four events), while each policy only sees the
+observations and masks of the games where it is to act.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from agents.registry import make_policy
+from envs import rng
+from tournament.config import TournamentConfig
+from tournament.schedule import Schedule
+
+#: Per-seat counters kept for every classic UNO game (Wild Draw Four bluffs and challenges).
+UNO_EVENTS = ("wd4_played", "wd4_bluffs", "challenges", "challenges_won")
+
+
+@dataclasses.dataclass
+class Results:
+    """What happened in each game of a schedule (``N`` games, ``P`` seats); shards merge by item."""
+
+    winners: np.ndarray  # bool [N, P]: won (ties share; partners both)
+    scores: np.ndarray  # int [N, P]: final points (match scores, the winner's hand, team points)
+    hand_points: np.ndarray  # int [N, P]: points scored over the game's hands
+    hands: np.ndarray  # int [N]: hands played (classic UNO; 1 for the trick game)
+    decisions: np.ndarray  # int [N]
+    events: dict[str, np.ndarray]  # int [N, P] per event name
+    played: np.ndarray  # bool [N]
+
+    @classmethod
+    def empty(cls, n: int, players: int, event_names: tuple[str, ...]) -> Results:
+        def z() -> np.ndarray:
+            return np.zeros((n, players), np.int64)
+
+        return cls(
+            winners=np.zeros((n, players), bool),
+            scores=z(),
+            hand_points=z(),
+            hands=np.zeros(n, np.int64),
+            decisions=np.zeros(n, np.int64),
+            events={name: z() for name in event_names},
+            played=np.zeros(n, bool),
+        )
+
+    def take(self, items: np.ndarray, other: Results) -> None:
+        """Copy the results of ``items`` from a shard's results (indexed like this one)."""
+        for field in ("winners", "scores", "hand_points", "hands", "decisions", "played"):
+            getattr(self, field)[items] = getattr(other, field)[items]
+        for name, values in self.events.items():
+            values[items] = other.events[name][items]
+
+
+def make_engine(config: TournamentConfig, num_games: int) -> Any:
+    rules = config.rules_object()
+    if config.game == "uno":
+        from envs.uno import UnoEngine
+
+        return UnoEngine(num_games=num_games, num_players=config.players, rules=rules, seed=0)
+    from envs.uno_tricks import TricksEngine
+
+    return TricksEngine(num_games=num_games, rules=rules, seed=0)
+
+
+def make_policies(config: TournamentConfig, schedule: Schedule, shard: int) -> list[Any]:
+    """One seeded policy object per (entrant, member); seeds depend on the shard only."""
+    seeds = rng.game_seeds(config.seed ^ 0x5EED, (shard + 1) * len(schedule.policy_specs))
+    seeds = seeds[shard * len(schedule.policy_specs) :]
+    return [
+        make_policy(config.game, spec, seed=int(seed)) for spec, seed in zip(schedule.policy_specs, seeds, strict=True)
+    ]
+
+
+def play_shard(
+    config: TournamentConfig,
+    schedule: Schedule,
+    items: np.ndarray,
+    shard: int,
+    results: Results,
+    on_games: Callable[[int], None] | None = None,
+) -> None:
+    """Play the games ``items`` of the schedule (a shard) and write their results."""
+    policies = make_policies(config, schedule, shard)
+    B = min(config.batch, items.size)
+    eng = make_engine(config, B)
+    P = eng.num_players
+    slot_item = items[:B].copy()
+    queued = B  # items[queued:] wait for a free slot
+    idle = np.zeros(B, bool)  # the shard has no game left for the slot: it replays, unrecorded
+
+    def next_game_seeds(slots: np.ndarray) -> np.ndarray:
+        """Called by the engine for slots whose game ended: the seeds of their next games."""
+        nonlocal queued
+        nxt = items[queued : queued + slots.size]
+        queued += nxt.size
+        slot_item[slots[: nxt.size]] = nxt
+        idle[slots[nxt.size :]] = True
+        return schedule.seed[slot_item[slots]]
+
+    finished_items = slot_item.copy()
+    eng.next_game_seeds = next_game_seeds
+    obs, mask = eng.reset(seed=schedule.seed[slot_item])
+    seat_policy = schedule.seat_policy[slot_item]
+    ar = np.arange(B)
+    decisions = np.zeros(B, np.int64)
+    hand_points = np.zeros((B, P), np.int64)
+    hands = np.zeros(B, np.int64)
+    events = {name: np.zeros((B, P), np.int64) for name in results.events}
+    remaining = items.size
+    actions = np.empty(B, np.int64)
+    while remaining:
+        acting = seat_policy[ar, eng.current_player]
+        present = np.bincount(acting, minlength=len(policies)).nonzero()[0]
+        if present.size == 1:
+            actions[:] = policies[present[0]](obs, mask)
+        else:
+            for k in present:
+                rows = (acting == k).nonzero()[0]
+                actions[rows] = policies[k](obs[rows], mask[rows])
+        if events:
+            _count_uno_events(eng, actions, events)
+        finished_items[:] = slot_item
+        was_idle = idle.copy()
+        obs, mask, _, done = eng.step(actions)
+        decisions += 1
+        if config.game == "uno":
+            hand_points += eng.hand_points
+            hands += eng.hand_ended
+        over = (done & ~was_idle).nonzero()[0]
+        if over.size:
+            item = finished_items[over]
+            results.winners[item] = eng.game_winners[over]
+            results.scores[item] = eng.final_scores[over]
+            results.hand_points[item] = hand_points[over]
+            results.hands[item] = hands[over] if config.game == "uno" else 1
+            results.decisions[item] = decisions[over]
+            results.played[item] = True
+            for name, counts in events.items():
+                results.events[name][item] = counts[over]
+            remaining -= over.size
+            if on_games is not None:
+                on_games(int(over.size))
+        ended = done.nonzero()[0]
+        if ended.size:
+            seat_policy[ended] = schedule.seat_policy[slot_item[ended]]
+            decisions[ended] = 0
+            hand_points[ended] = 0
+            hands[ended] = 0
+            for counts in events.values():
+                counts[ended] = 0
+
+
+def _count_uno_events(eng: Any, actions: np.ndarray, events: dict[str, np.ndarray]) -> None:
+    """Referee's tally, before the step: Wild Draw Fours played (bluffs among them) and challenges."""
+    from envs.uno.actions import CHALLENGE, PLAY_WILD_DRAW_FOUR
+
+    wd4 = ((actions >= PLAY_WILD_DRAW_FOUR) & (actions < PLAY_WILD_DRAW_FOUR + 4)).nonzero()[0]
+    if wd4.size:
+        seat = eng.current[wd4]
+        colour = eng.colour[wd4]
+        held = eng.hands[wd4, seat].reshape(wd4.size, -1)[:, :52].reshape(wd4.size, 4, 13)
+        bluff = held[np.arange(wd4.size), colour].sum(axis=1) > 0
+        np.add.at(events["wd4_played"], (wd4, seat), 1)
+        np.add.at(events["wd4_bluffs"], (wd4[bluff], seat[bluff]), 1)
+    ch = (actions == CHALLENGE).nonzero()[0]
+    if ch.size:
+        seat = eng.current[ch]
+        np.add.at(events["challenges"], (ch, seat), 1)
+        won = eng.challenge_guilty[ch]
+        np.add.at(events["challenges_won"], (ch[won], seat[won]), 1)
+
+
+def run_tournament(
+    config: TournamentConfig, schedule: Schedule, shard_size: int | None = None, on_games=None
+) -> Results:
+    """Every game of the schedule, shard by shard, in this process."""
+    events = UNO_EVENTS if config.game == "uno" else ()
+    results = Results.empty(schedule.num_games, config.players, events)
+    size = shard_size or default_shard_size(config)
+    for s, items in enumerate(schedule.shards(size)):
+        play_shard(config, schedule, items, s, results, on_games)
+    return results
+
+
+def default_shard_size(config: TournamentConfig) -> int:
+    """Games per shard: enough per slot that the shard's tail (its longest games) costs little."""
+    return config.batch * 64

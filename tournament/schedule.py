@@ -1,0 +1,103 @@
+"""Which games a tournament plays: tables x seatings x duplicate deals, cut into shards.
+
+Every game is an *item*: a table (a lineup of entrants, one per side), a seating (who
+sits where) and a deal. Duplicate deals: a deal's seed is shared by every seating of
+every table, and an engine game started from a seed gets the same sequence of decks
+whatever is played (``envs.core.BatchedEngine._next_deal``), so each entrant meets the
+same cards from every seat. Shards are independent blocks of items whose results merge,
+so a tournament can be spread over processes or machines and still add up to the same
+numbers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from envs import rng
+from tournament.config import Entrant, TournamentConfig
+
+
+@dataclasses.dataclass
+class Schedule:
+    """Every game of a tournament as arrays (``N`` games, ``P`` seats)."""
+
+    entrants: list[Entrant]
+    tables: list[tuple[int, ...]]  # entrant index per side
+    policy_specs: list[object]  # one policy object per (entrant, member)
+    policy_owner: list[int]  # entrant of each policy
+    seat_side: np.ndarray  # int [N, P]: the table side sitting at each seat
+    seat_entrant: np.ndarray  # int [N, P]
+    seat_policy: np.ndarray  # int [N, P]: index into policy_specs
+    table: np.ndarray  # int [N]
+    deal: np.ndarray  # int [N]: deal number (shared by every seating and table)
+    seed: np.ndarray  # uint64 [N]: the deal's seed
+    deals: int  # deals per seating
+
+    @property
+    def num_games(self) -> int:
+        return int(self.table.size)
+
+    def shards(self, size: int) -> list[np.ndarray]:
+        """Item indexes in blocks of at most ``size`` games (whole deals kept together)."""
+        n = self.num_games
+        return [np.arange(start, min(start + size, n)) for start in range(0, n, size)]
+
+
+def seat_layout(config: TournamentConfig) -> list[tuple[int, int]]:
+    """``(side, member)`` of each seat before any rotation: partners sit opposite in the trick game."""
+    if config.game == "tricks":
+        return [(0, 0), (1, 0), (0, 1), (1, 1)]
+    return [(s, 0) for s in range(config.players)]
+
+
+def build_schedule(config: TournamentConfig) -> Schedule:
+    """All games of the (checked) config, ordered deal by deal so a shard holds whole deals."""
+    entrants = config.entrants()
+    tables = config.table_lineups(entrants)
+    layout = seat_layout(config)
+    policy_specs, policy_owner, policy_of = [], [], {}
+    for e, entrant in enumerate(entrants):
+        for m, spec in enumerate(entrant.specs):
+            policy_of[e, m] = len(policy_specs)
+            policy_specs.append(spec)
+            policy_owner.append(e)
+
+    # Distinct seatings per table: identical entrants at a table make some permutations equal.
+    arrangements: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
+    for t, lineup in enumerate(tables):
+        seen = set()
+        for order in config.seating_orders():
+            slots = [layout[k] for k in order]  # (side, member) sitting at each seat
+            sides = tuple(side for side, _ in slots)
+            policies = tuple(policy_of[lineup[side], member] for side, member in slots)
+            if policies not in seen:
+                seen.add(policies)
+                arrangements.append((t, sides, policies))
+    deals = -(-config.games // len(arrangements))
+    seeds = rng.game_seeds(config.seed, deals)
+    N, P = deals * len(arrangements), config.players
+    seat_side = np.empty((N, P), np.int64)
+    seat_policy = np.empty((N, P), np.int64)
+    table = np.empty(N, np.int64)
+    for a, (t, sides, policies) in enumerate(arrangements):
+        rows = slice(a, N, len(arrangements))  # deal-major order
+        seat_side[rows] = sides
+        seat_policy[rows] = policies
+        table[rows] = t
+    deal = np.repeat(np.arange(deals), len(arrangements))
+    lineup = np.array(tables, np.int64)
+    return Schedule(
+        entrants=entrants,
+        tables=tables,
+        policy_specs=policy_specs,
+        policy_owner=policy_owner,
+        seat_side=seat_side,
+        seat_entrant=lineup[table[:, None], seat_side],
+        seat_policy=seat_policy,
+        table=table,
+        deal=deal,
+        seed=seeds[deal],
+        deals=deals,
+    )

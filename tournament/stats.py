@@ -1,0 +1,168 @@
+"""From game results to the tournament's numbers: win rates with intervals, points, ratings, head to head.
+
+- Win rate: a game's win is shared by tied winners (and, in the trick game, a drawn game
+  counts half to each team). The 95% interval is Wilson's score interval, which treats
+  games as independent; duplicate deals make them negatively correlated, so the
+  interval is, if anything, conservative.
+- Head to head (two-sided tables): the score of one entrant against another, and a
+  paired t-test over duplicate deals (each deal played at every seating is one
+  observation), which removes the luck of the cards from the comparison.
+- Ratings: OpenSkill's Plackett-Luce model over every game in a fixed shuffled order;
+  ``mu`` and ``sigma`` are the library's, ``ordinal = mu - 3 sigma`` a conservative rank.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import stats as sps
+
+from tournament.config import TournamentConfig
+from tournament.runner import Results
+from tournament.schedule import Schedule
+
+Z95 = float(sps.norm.ppf(0.975))
+
+
+def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion (successes may be fractional: shared wins)."""
+    if n == 0:
+        return float("nan"), float("nan")
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return float(centre - half), float(centre + half)
+
+
+def seat_scores(config: TournamentConfig, results: Results) -> np.ndarray:
+    """Each seat's share of each game: 1 for a sole winner, 1/k for k tied winners;
+    a drawn trick game (no winner) gives every seat 1/2."""
+    winners = results.winners.astype(np.float64)
+    count = winners.sum(axis=1, keepdims=True)
+    if config.game == "tricks":
+        return np.where(count > 0, winners, 0.5)
+    return winners / np.maximum(count, 1)
+
+
+def summarise(config: TournamentConfig, schedule: Schedule, results: Results) -> dict[str, Any]:
+    """All the tournament's statistics as plain JSON-serialisable data."""
+    played = results.played
+    score = seat_scores(config, results)[played]
+    entrant = schedule.seat_entrant[played]
+    per_side = 2 if config.game == "tricks" else 1  # partners share one team result
+    rows = []
+    rules = config.rules_object()
+    for e, ent in enumerate(schedule.entrants):
+        at = entrant == e
+        appearances = int(at.sum()) // per_side
+        if not appearances:
+            continue
+        wins = float(score[at].sum()) / per_side
+        low, high = wilson(wins, appearances)
+        row: dict[str, Any] = {
+            "entrant": ent.label,
+            "games": appearances,
+            "wins": wins,
+            "win_rate": wins / appearances,
+            "ci_low": low,
+            "ci_high": high,
+            "fair_share": 1 / config.sides,
+        }
+        if config.game == "uno":
+            hands = np.broadcast_to(results.hands[played][:, None], at.shape)[at].sum()
+            row["points_per_hand"] = float(results.hand_points[played][at].sum() / max(hands, 1))
+            if rules.match:
+                final = results.scores[played][at]
+                row["mean_final_score"] = float(final.mean())
+                row["mean_points_missing"] = float(np.maximum(rules.target_score - final, 0).mean())
+                row["hands_per_match"] = float(results.hands[played].mean())
+            for name, counts in results.events.items():
+                row[name] = int(counts[played][at].sum())
+            row["bluff_rate"] = row["wd4_bluffs"] / row["wd4_played"] if row["wd4_played"] else float("nan")
+            row["challenge_success"] = row["challenges_won"] / row["challenges"] if row["challenges"] else float("nan")
+        else:
+            row["team_points"] = float(results.scores[played][at].mean())
+            row["draws"] = float((results.winners[played].sum(axis=1) == 0)[at.any(axis=1)].sum())
+        rows.append(row)
+    summary: dict[str, Any] = {
+        "game": config.game,
+        "players": config.players,
+        "rules": rules.to_dict(),
+        "games": int(played.sum()),
+        "deals": schedule.deals,
+        "seatings": int(schedule.num_games // schedule.deals),
+        "mean_decisions": float(results.decisions[played].mean()),
+        "entrants": rows,
+    }
+    if config.sides == 2:
+        summary["head_to_head"] = head_to_head(config, schedule, results)
+    if config.ratings == "openskill":
+        summary["ratings"] = openskill_ratings(config, schedule, results)
+    return summary
+
+
+def head_to_head(config: TournamentConfig, schedule: Schedule, results: Results) -> dict[str, Any]:
+    """Score matrix of two-sided tables: ``score[a][b]`` = a's share of the games between a and b."""
+    labels = [e.label for e in schedule.entrants]
+    k = len(labels)
+    share = seat_scores(config, results)
+    side0 = np.argmax(schedule.seat_side == 0, axis=1)  # a seat of each table's side 0
+    ar = np.arange(schedule.num_games)
+    side0_score = share[ar, side0]
+    score = np.full((k, k), np.nan)
+    low, high, p_value = score.copy(), score.copy(), score.copy()
+    games = np.zeros((k, k), np.int64)
+    for t, lineup in enumerate(schedule.tables):
+        a, b = lineup[0], lineup[1]
+        rows = (schedule.table == t) & results.played
+        n = int(rows.sum())
+        if not n:
+            continue
+        s = float(side0_score[rows].sum())
+        per_deal = np.bincount(schedule.deal[rows], weights=side0_score[rows], minlength=schedule.deals)
+        per_count = np.bincount(schedule.deal[rows], minlength=schedule.deals)
+        per_deal = per_deal[per_count > 0] / per_count[per_count > 0]
+        p = float(sps.ttest_1samp(per_deal, 0.5).pvalue) if per_deal.size > 1 and per_deal.std() > 0 else 1.0
+        for x, y, sx in ((a, b, s), (b, a, n - s)):
+            games[x, y] = n
+            score[x, y] = sx / n
+            low[x, y], high[x, y] = wilson(sx, n)
+            p_value[x, y] = p
+    return {
+        "labels": labels,
+        "score": score.tolist(),
+        "ci_low": low.tolist(),
+        "ci_high": high.tolist(),
+        "games": games.tolist(),
+        "paired_p_value": p_value.tolist(),
+    }
+
+
+def openskill_ratings(config: TournamentConfig, schedule: Schedule, results: Results) -> list[dict[str, Any]]:
+    """OpenSkill (Plackett-Luce) ratings from every game; an entrant at several seats of a
+    table counts as one competitor that wins if any of its seats wins."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    players = {e.label: model.rating(name=e.label) for e in schedule.entrants}
+    labels = [e.label for e in schedule.entrants]
+    played = np.flatnonzero(results.played)
+    order = np.random.default_rng(config.seed).permutation(played)
+    share = seat_scores(config, results)
+    for n in order.tolist():
+        present = np.unique(schedule.seat_entrant[n])
+        if present.size < 2:
+            continue
+        best = np.array([share[n][schedule.seat_entrant[n] == e].max() for e in present])
+        ranks = (best.max() - best).tolist()  # 0 for the winner(s): tied winners share rank 0
+        teams = [[players[labels[e]]] for e in present]
+        rated = model.rate(teams, ranks=ranks)
+        for e, team in zip(present, rated, strict=True):
+            players[labels[e]] = team[0]
+    out = [
+        {"entrant": label, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
+        for label, r in players.items()
+        if label in {labels[e] for e in np.unique(schedule.seat_entrant[played])}
+    ]
+    return sorted(out, key=lambda r: -r["ordinal"])
