@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -193,10 +192,6 @@ class TournamentConfig:
         if mode == "permutations":
             return list(itertools.permutations(range(n)))
         return [tuple((s + r) % n for s in range(n)) for r in range(n)]
-
-    def deals_per_seating(self, tables: int) -> int:
-        """Duplicate deals per table, each played once at every seating: at least ``games`` in all."""
-        return math.ceil(self.games / (tables * len(self.seating_orders())))
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, Any]:

@@ -1,0 +1,102 @@
+"""Tournament throughput: complete classic UNO (and trick game) games per second with scripted policies.
+
+The whole tournament path is timed: schedule, duplicate deals, the batched engine, one
+call per policy per step, the referee's bookkeeping. Pinned to one CPU core; every
+figure is the median of several runs in this process, next to the random-play engine
+rate measured in the same process (games/s of the bare engine, the ceiling).
+
+    python bench/tournament_speed.py            # batch 4096, 2 and 4 players; JSON to bench/results/
+    python bench/tournament_speed.py --quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.engine_speed import pin_to_one_core  # noqa: E402
+from tournament.config import TournamentConfig  # noqa: E402
+from tournament.runner import run_tournament  # noqa: E402
+from tournament.schedule import build_schedule  # noqa: E402
+
+LINEUPS = {
+    "random vs random": ["random", {"name": "random", "label": "random2"}],
+    "heuristic vs heuristic": ["heuristic", {"name": "heuristic", "label": "heuristic2"}],
+    "scripted round robin": ["random", "rlcard_rule", "greedy", "heuristic"],
+}
+
+
+def _label(spec: object) -> str:
+    return spec if isinstance(spec, str) else spec["label"]
+
+
+def games_per_second(config: TournamentConfig, repeats: int) -> dict[str, float]:
+    schedule = build_schedule(config)
+    run_tournament(config, build_schedule(config.__class__(**{**config.to_dict(), "games": config.batch})))  # warm-up
+    rates = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        results = run_tournament(config, schedule)
+        rates.append(int(results.played.sum()) / (time.perf_counter() - start))
+    return {"games_per_s": statistics.median(rates), "min": min(rates), "max": max(rates), "runs": repeats}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer games and runs")
+    parser.add_argument("--batch", type=int, default=4096)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "tournament_speed.json")
+    args = parser.parse_args()
+    cpu = pin_to_one_core()
+    repeats = 2 if args.quick else 3
+    rows = []
+    cases = [("uno", players, name) for players in (2, 4) for name in LINEUPS]
+    cases.append(("tricks", 4, "scripted round robin (teams)"))
+    for game, players, name in cases:
+        if game == "tricks":
+            policies = ["random", "greedy", "heuristic"]
+        else:
+            policies = LINEUPS[name]
+        games = (4 if args.quick else 12) * args.batch
+        config = TournamentConfig.from_mapping(
+            {
+                "game": game,
+                "players": players,
+                "policies": policies,
+                "games": games,
+                "batch": args.batch,
+                "seating": "rotations",
+                "lineups": None
+                if game == "tricks" or len(policies) >= players
+                else [[_label(policies[s % 2]) for s in range(players)]],
+                "ratings": "none",
+            }
+        )
+        rate = games_per_second(config, repeats)
+        row = {"game": game, "players": players, "lineup": name, "batch": args.batch, "games": games, **rate}
+        rows.append(row)
+        print(f"{game:6s} {players}p  {name:32s} {rate['games_per_s']:>10,.0f} games/s", flush=True)
+    meta = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpu": cpu,
+        "repeats": repeats,
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.out.with_name(args.out.name + ".tmp")
+    tmp.write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
+    tmp.replace(args.out)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
