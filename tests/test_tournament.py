@@ -119,6 +119,16 @@ def test_trick_game_tournament_reports_team_results():
     assert [r["entrant"] for r in summary["ratings"]][0] == "heuristic"
 
 
+def test_ratings_of_fixed_policies_converge_in_win_rate_order():
+    cfg = config(players=3, policies=["random", "greedy", "heuristic"], games=2400, batch=1024, ratings="openskill")
+    s = build_schedule(cfg)
+    summary = summarise(cfg, s, run_tournament(cfg, s))
+    by_win_rate = [row["entrant"] for row in sorted(summary["entrants"], key=lambda r: -r["win_rate"])]
+    assert [r["entrant"] for r in summary["ratings"]] == by_win_rate == ["heuristic", "greedy", "random"]
+    # Fixed policies do not drift: sigma shrinks with the number of games instead of staying near 1.7.
+    assert all(r["sigma"] < 1.0 for r in summary["ratings"])
+
+
 def test_wilson_interval_matches_scipy():
     ci = binomtest(37, 120).proportion_ci(confidence_level=0.95, method="wilson")
     assert wilson(37, 120) == pytest.approx((ci.low, ci.high))

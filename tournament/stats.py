@@ -141,10 +141,14 @@ def head_to_head(config: TournamentConfig, schedule: Schedule, results: Results)
 
 def openskill_ratings(config: TournamentConfig, schedule: Schedule, results: Results) -> list[dict[str, Any]]:
     """OpenSkill (Plackett-Luce) ratings from every game; an entrant at several seats of a
-    table counts as one competitor that wins if any of its seats wins."""
+    table counts as one competitor that wins if any of its seats wins.
+
+    ``tau=0``: scripted and frozen policies do not change during a tournament, so the
+    ratings must converge rather than track drift (the default tau keeps sigma near 1.7
+    for ever and lets the last few hundred games reorder the table)."""
     from openskill.models import PlackettLuce
 
-    model = PlackettLuce()
+    model = PlackettLuce(tau=0.0)
     players = {e.label: model.rating(name=e.label) for e in schedule.entrants}
     labels = [e.label for e in schedule.entrants]
     played = np.flatnonzero(results.played)
