@@ -54,7 +54,7 @@ def run(config: TournamentConfig, console: Console, label: str = "games") -> dic
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", type=Path, default=None, help=f"YAML config (default: {DEFAULT_CONFIG.name})")
+    parser.add_argument("--config", type=Path, default=None, help="YAML config (default: configs/eval/default.yaml)")
     parser.add_argument("--no-files", action="store_true", help="print only: write no JSON, CSV or plots")
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. games=5000")
     args = parser.parse_args(argv)

@@ -14,7 +14,9 @@ says what the run measured.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +24,12 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from agents.uno_policies import CHALLENGE_RULES
 from tournament.config import TournamentConfig, read_yaml
 from tournament.report import json_ready, write_atomic
 from tournament.runner import run_tournament
 from tournament.schedule import build_schedule
 from tournament.stats import Z95, seat_scores, wilson
-
-CHALLENGE_RULES = ("never", "always", "smart")
 
 
 @dataclasses.dataclass
@@ -113,8 +114,6 @@ def run_study(data: dict[str, Any], console: Console) -> int:
     console.print(study_table(rows))
     folder = Path(config.data)
     folder.mkdir(parents=True, exist_ok=True)
-    import json
-
     write_atomic(
         folder / "cells.json",
         json.dumps(json_ready({"config": dataclasses.asdict(config), "cells": rows}), indent=2) + "\n",
@@ -299,13 +298,62 @@ def findings(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def explanations(rows: list[dict[str, Any]]) -> list[str]:
+    """Why the answers come out as they do, in numbers from the cells (the two-seat table, where
+    every Wild Draw Four a challenger answers is the bluffer's)."""
+
+    def cell(rule: str, p: float) -> dict[str, Any] | None:
+        return next((r for r in rows if r["players"] == 2 and r["challenge"] == rule and r["bluff"] == p), None)
+
+    lines = []
+    top = max((r["bluff"] for r in rows), default=0.0)
+    honest, bold = cell("never", 0.0), cell("never", top)
+    if honest and bold and top > 0:
+        lines.append(
+            f"- An unchallenged bluff is not free: it spends the Wild Draw Four (50 points in hand, and the "
+            f"card that answers any colour later) on a turn where a card of the colour in force would do. "
+            f"Against `never` challengers the bluffer at p={top:g} plays {bold['bluffs_per_game']:.3f} bluffs "
+            f"per game and its gain is {100 * bold['gain']:+.2f} points [{100 * bold['gain_low']:+.2f}, "
+            f"{100 * bold['gain_high']:+.2f}]: the four cards given to the opponent are worth "
+            + (
+                "more than"
+                if bold["gain_low"] > 0
+                else "less than"
+                if bold["gain_high"] < 0
+                else "about (within the interval)"
+            )
+            + " what the spent wild would have been worth later."
+        )
+    smart = cell("smart", 0.0)
+    if smart and smart["wd4_per_game"] > 0:
+        share = smart["challenges_per_game"] / smart["wd4_per_game"]
+        honest_rows = [r for r in (cell(rule, 0.0) for rule in CHALLENGE_RULES) if r]
+        best = min(honest_rows, key=lambda r: r["win_rate"])["challenge"]
+        lines.append(
+            f"- The `smart` rule challenges {100 * share:.0f}% of an honest player's Wild Draw Fours (2 "
+            "players), each one lost for 6 cards: its estimate of how likely the player held the colour "
+            "comes from the unseen cards and the hand size alone, which is high for most hands, and cannot "
+            "use the fact that the player chose to play the Wild Draw Four. So it catches almost every bluff "
+            f"(see 'caught') but pays for it against honest play, where `{best}` does best."
+        )
+    return lines
+
+
+def _half_widths(rows: list[dict[str, Any]]) -> str:
+    """Median half-width of the paired gain intervals, per table size, in points of win rate."""
+    sizes = sorted({r["players"] for r in rows})
+    widths = []
+    for n in sizes:
+        half = [r["gain_high"] - r["gain"] for r in rows if r["players"] == n and r["bluff"] > 0]
+        widths.append(f"{100 * float(np.median(half)):.2f}" if half else "-")
+    return " and ±".join(widths)
+
+
 def _ps(cells: list[dict[str, Any]]) -> str:
     return "{" + ", ".join(f"{r['bluff']:g}" for r in cells) + "}"
 
 
 def markdown(config: BluffStudyConfig, rows: list[dict[str, Any]], plot: Path, report: Path) -> str:
-    import os
-
     plot_link = os.path.relpath(plot, report.parent)
     games = rows[0]["games"]
     out = [
@@ -324,16 +372,22 @@ def markdown(config: BluffStudyConfig, rows: list[dict[str, Any]], plot: Path, r
         f"- Rules: {config.rules or 'defaults of RULES.md'} (a single hand per game, Wild Draw Four "
         "challenge as in RULES.md: a guilty bluffer draws 4, an innocent one makes the challenger draw 6).",
         f"- {games:,} games per cell: one bluffer and n-1 challengers, the bluffer in every seat in turn, on "
-        f"{games // config.table_sizes[0]:,} (2 players) and {games // config.table_sizes[-1]:,} "
-        f"({config.table_sizes[-1]} players) duplicate deals shared by all cells.",
-        f"- Why that many: a win rate over {games:,} games has a 95% interval of about "
-        f"±{100 * Z95 * math.sqrt(0.25 / games):.2f} points; the gain over honest play is paired game by game "
-        "on the same cards, which narrows its interval further (see the table), enough to tell apart effects "
-        "of about half a point of win rate.",
+        + ", ".join(f"{math.ceil(games / n):,} duplicate deals at {n} players" for n in config.table_sizes)
+        + ", the same deals in every cell of a table size.",
+        f"- Why that many: a win rate over {games:,} games has a 95% interval of at most "
+        f"±{100 * Z95 * math.sqrt(0.25 / games):.2f} points, so the challenging rules' win rates separate "
+        "when they differ by about a point. The gain over honest play is paired game by game on the same "
+        f"cards, which narrows its interval to ±{_half_widths(rows)} points (median over the cells at "
+        f"{' and '.join(str(n) for n in config.table_sizes)} players), so a bluffing effect of that size is "
+        "seen as real and a smaller one is reported as not measurable.",
         "",
         "## Answer",
         "",
         *findings(rows),
+        "",
+        "Why:",
+        "",
+        *explanations(rows),
         "",
         f"![bluffer win rate against p]({plot_link})",
         "",
