@@ -2,8 +2,11 @@
 
 The whole tournament path is timed: schedule, duplicate deals, the batched engine, one
 call per policy per step, the referee's bookkeeping. Pinned to one CPU core; every
-figure is the median of several runs in this process, next to the random-play engine
-rate measured in the same process (games/s of the bare engine, the ceiling).
+figure is the median of several runs in this process. The reference, measured in the
+same process, is the bare engine under random play at the same batch: its decisions
+per second are the ceiling, and ``x engine`` (tournament decisions/s over the bare
+engine's) is the share of the engine's speed the tournament keeps after policies and
+bookkeeping.
 
     python bench/tournament_speed.py            # batch 4096, 2 and 4 players; JSON to bench/results/
     python bench/tournament_speed.py --quick
@@ -22,7 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.engine_speed import pin_to_one_core  # noqa: E402
+import envs.uno  # noqa: E402
+import envs.uno_tricks  # noqa: E402
+from bench.engine_speed import engine_runner, median_rate, pin_to_one_core  # noqa: E402
 from tournament.config import TournamentConfig  # noqa: E402
 from tournament.runner import run_tournament  # noqa: E402
 from tournament.schedule import build_schedule  # noqa: E402
@@ -41,12 +46,21 @@ def _label(spec: object) -> str:
 def games_per_second(config: TournamentConfig, repeats: int) -> dict[str, float]:
     schedule = build_schedule(config)
     run_tournament(config, build_schedule(config.__class__(**{**config.to_dict(), "games": config.batch})))  # warm-up
-    rates = []
+    rates, decisions = [], []
     for _ in range(repeats):
         start = time.perf_counter()
         results = run_tournament(config, schedule)
-        rates.append(int(results.played.sum()) / (time.perf_counter() - start))
-    return {"games_per_s": statistics.median(rates), "min": min(rates), "max": max(rates), "runs": repeats}
+        elapsed = time.perf_counter() - start
+        rates.append(int(results.played.sum()) / elapsed)
+        decisions.append(int(results.decisions[results.played].sum()) / elapsed)
+    return {
+        "games_per_s": statistics.median(rates),
+        "min": min(rates),
+        "max": max(rates),
+        "decisions_per_s": statistics.median(decisions),
+        "decisions_per_game": float(results.decisions[results.played].mean()),
+        "runs": repeats,
+    }
 
 
 def main() -> None:
@@ -58,6 +72,11 @@ def main() -> None:
     cpu = pin_to_one_core()
     repeats = 2 if args.quick else 3
     rows = []
+    engine = {}
+    for game, module, players in (("uno", envs.uno, 2), ("uno", envs.uno, 4), ("tricks", envs.uno_tricks, 4)):
+        ref = median_rate(engine_runner(module, args.batch, players), repeats, 1.0)
+        engine[(game, players)] = ref["steps_per_s"]
+        print(f"{game:6s} {players}p  bare engine, random play   {ref['steps_per_s']:>12,.0f} decisions/s", flush=True)
     cases = [("uno", players, name) for players in (2, 4) for name in LINEUPS]
     cases.append(("tricks", 4, "scripted round robin (teams)"))
     for game, players, name in cases:
@@ -81,9 +100,24 @@ def main() -> None:
             }
         )
         rate = games_per_second(config, repeats)
-        row = {"game": game, "players": players, "lineup": name, "batch": args.batch, "games": games, **rate}
+        share = rate["decisions_per_s"] / engine[(game, players)]
+        row = {
+            "game": game,
+            "players": players,
+            "lineup": name,
+            "batch": args.batch,
+            "games": games,
+            **rate,
+            "engine_decisions_per_s": engine[(game, players)],
+            "x_engine": share,
+        }
         rows.append(row)
-        print(f"{game:6s} {players}p  {name:32s} {rate['games_per_s']:>10,.0f} games/s", flush=True)
+        print(
+            f"{game:6s} {players}p  {name:32s} {rate['games_per_s']:>10,.0f} games/s "
+            f"({rate['decisions_per_game']:.0f} decisions/game, {rate['decisions_per_s']:,.0f} decisions/s, "
+            f"{share:.2f} x engine)",
+            flush=True,
+        )
     meta = {
         "python": platform.python_version(),
         "machine": platform.machine(),

@@ -71,6 +71,11 @@ class BatchedEngine:
     rules_type: ClassVar[type]
     positions_module: ClassVar[str]  # defines position_of(engine, i) and load_position(engine, j, pos)
     table_size: ClassVar[int | None] = None  # the number of players, for a game that fixes it
+    #: Every per-game state array (batch dimension first) by attribute path, ``"numbers.cards"``
+    #: for a helper object's array: what :meth:`select` carries over. Index helpers built
+    #: from the batch size (``_ar``, ``_row_base``) and one step's outputs are not state.
+    state_fields: ClassVar[tuple[str, ...]]
+    _STREAM_FIELDS = ("game_seeds", "rng_counter")
 
     def __init__(
         self,
@@ -166,6 +171,28 @@ class BatchedEngine:
                 raise ValueError(f"position {j}: {err}") from None
         eng._dealt = True
         eng._mask = None
+        return eng
+
+    def select(self, games: Sequence[int] | np.ndarray) -> BatchedEngine:
+        """A new engine holding only these games; each continues exactly as it would have here
+        (same state, same random streams, so the same later deals).
+
+        For referees that stop stepping slots with nothing left to play: a tournament
+        shrinks its batch once most of its games are over instead of stepping idle slots.
+        """
+        self._require_dealt()
+        games = np.asarray(games).reshape(-1)
+        if not games.size or games.dtype.kind not in "iu" or games.min() < 0 or games.max() >= self.num_games:
+            raise ValueError(f"select takes a non-empty list of game indices in 0..{self.num_games - 1}")
+        eng = type(self)(games.size, self.num_players, self.rules, 0, self.auto_reset)
+        for path in self._STREAM_FIELDS + self.state_fields:
+            *owner, name = path.split(".")
+            src, dst = self, eng
+            for part in owner:
+                src, dst = getattr(src, part), getattr(dst, part)
+            getattr(dst, name)[...] = getattr(src, name)[games]
+        eng.next_game_seeds = self.next_game_seeds
+        eng._dealt = True
         return eng
 
     # ------------------------------------------------------------------ public API

@@ -73,7 +73,7 @@ def head_to_head_table(summary: dict[str, Any]) -> Table | None:
         cells = []
         for j in range(len(labels)):
             s = h2h["score"][i][j]
-            cells.append("-" if s is None or math.isnan(s) else f"{s:.3f} (p={h2h['paired_p_value'][i][j]:.2g})")
+            cells.append("-" if s is None or math.isnan(s) else f"{s:.3f} ({_p_value(h2h['paired_p_value'][i][j])})")
         table.add_row(label, *cells)
     return table
 
@@ -187,3 +187,10 @@ def plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path]
         plt.close(fig)
         paths.append(path)
     return paths
+
+
+def _p_value(p: float | None) -> str:
+    """A p-value as printed: below double precision's resolution it reads as a bound, not 0."""
+    if p is None or math.isnan(p):
+        return "p=-"
+    return "p<1e-16" if p < 1e-16 else f"p={p:.2g}"

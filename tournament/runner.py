@@ -156,6 +156,23 @@ def play_shard(
             hands[ended] = 0
             for counts in events.values():
                 counts[ended] = 0
+        if queued == items.size and 2 * int(idle.sum()) >= B:
+            # The shard's last games: stop stepping the slots that have nothing left to play.
+            keep = (~idle).nonzero()[0]
+            if not keep.size:
+                break
+            eng = eng.select(keep)
+            obs, mask = obs[keep], mask[keep]
+            slot_item, idle, finished_items = slot_item[keep], idle[keep], finished_items[keep]
+            seat_policy, decisions, hand_points, hands = (
+                seat_policy[keep],
+                decisions[keep],
+                hand_points[keep],
+                hands[keep],
+            )
+            events = {name: counts[keep] for name, counts in events.items()}
+            B = keep.size
+            ar, actions = np.arange(B), np.empty(B, np.int64)
 
 
 def _count_uno_events(eng: Any, actions: np.ndarray, events: dict[str, np.ndarray]) -> None:

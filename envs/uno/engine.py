@@ -144,6 +144,36 @@ class UnoEngine(BatchedEngine):
     action_names = A.ACTION_NAMES
     phase_names = PHASE_NAMES
     positions_module = "envs.uno.positions"
+    state_fields = (
+        "hands",
+        "hand_size",
+        "draw_pile",
+        "draw_top",
+        "draw_end",
+        "discard",
+        "discard_len",
+        "discard_counts",
+        "top",
+        "colour",
+        "direction",
+        "current",
+        "phase",
+        "pending_draw",
+        "drawn_card",
+        "challenge_colour",
+        "challenge_guilty",
+        "uno_declared",
+        "revealed_hand",
+        "revealed_to",
+        "revealed_from",
+        "scores",
+        "match_rewards",
+        "hand_number",
+        "hand_starter",
+        "hand_ended",
+        "hand_winner",
+        "hand_points",
+    )
     rules_type = UnoRules
 
     def __init__(

@@ -141,6 +141,39 @@ class TricksEngine(BatchedEngine):
     action_names = A.ACTION_NAMES
     phase_names = PHASE_NAMES
     positions_module = "envs.uno_tricks.positions"
+    state_fields = (
+        "hands",
+        "hand_numbers",
+        "hand_specials",
+        "number_count",
+        "special_count",
+        "on_table",
+        "numbers.cards",
+        "numbers.start",
+        "numbers.count",
+        "specials.cards",
+        "specials.start",
+        "specials.count",
+        "table_card",
+        "table_forced",
+        "table_laid_by",
+        "table_added",
+        "table_value",
+        "table_specials",
+        "table_special_kinds",
+        "annulled",
+        "points_piles",
+        "points",
+        "numbers_out",
+        "leader",
+        "current",
+        "phase",
+        "trick",
+        "draw_limit",
+        "returns_left",
+        "trick_ended",
+        "trick_winner",
+    )
     table_size = NUM_PLAYERS
     rules_type = TricksRules
 
