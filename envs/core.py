@@ -24,18 +24,24 @@ class IllegalActionError(ValueError):
     """An action the rules do not allow in that game's state (the state is unchanged)."""
 
 
+def dataclass_from_mapping(cls: type, data: Mapping[str, Any] | None, what: str) -> Any:
+    """``cls(**data)`` for a config dataclass; an unknown key is a ``ValueError`` naming it
+    and the allowed ones (``what`` says what the keys are, e.g. ``"config key(s)"``)."""
+    data = dict(data or {})
+    allowed = [f.name for f in dataclasses.fields(cls)]
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown {what} {', '.join(unknown)}; allowed: {', '.join(allowed)}")
+    return cls(**data)
+
+
 class RulesBase:
     """Config round trip for the games' frozen rules dataclasses."""
 
     @classmethod
     def from_dict(cls, options: Mapping[str, Any] | None) -> Any:
         """Rules from a config mapping; an unknown key is a ``ValueError`` naming the allowed ones."""
-        options = dict(options or {})
-        allowed = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(options) - set(allowed))
-        if unknown:
-            raise ValueError(f"unknown {cls.__name__} option(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
-        return cls(**options)
+        return dataclass_from_mapping(cls, options, f"{cls.__name__} option(s)")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain mapping of every field (JSON/YAML serialisable)."""

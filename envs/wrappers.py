@@ -155,8 +155,9 @@ class SeatEnv(gym.Env):
 
     ``opponent`` is a batched policy ``(obs [k, OBS], mask [k, A]) -> actions [k]`` used
     for every other seat, or a sequence of them, one per other seat in seat order (a
-    partner too, in a team game). A policy with a ``seed(int)`` method is reseeded by
-    ``reset(seed=...)``, so seeded episodes repeat. The observation is a dict like
+    partner too, in a team game); a policy may also be given by its spec, as configs
+    write it: ``"heuristic"`` or ``{"name": "heuristic", "bluff": 0.5}``. A policy with a
+    ``seed(int)`` method is reseeded by ``reset(seed=...)``, so seeded episodes repeat. The observation is a dict like
     PettingZoo's; ``action_masks()`` serves maskable learners, and
     ``action_space.sample()`` draws a legal action.
 
@@ -188,13 +189,13 @@ class SeatEnv(gym.Env):
         if not 0 <= seat < num_players:
             raise ValueError(f"seat must lie in 0..{num_players - 1}, got {seat}")
         others = [s for s in range(num_players) if s != seat]
-        if callable(opponent):
-            self.opponents = dict.fromkeys(others, opponent)
+        if callable(opponent) or isinstance(opponent, (str, Mapping)):
+            self.opponents = dict.fromkeys(others, self._policy(opponent))
         else:
             opponent = list(opponent)
-            if len(opponent) != len(others) or not all(callable(p) for p in opponent):
+            if len(opponent) != len(others):
                 raise ValueError(f"opponent: one policy, or {len(others)} policies (one per other seat)")
-            self.opponents = dict(zip(others, opponent, strict=True))
+            self.opponents = dict(zip(others, [self._policy(p) for p in opponent], strict=True))
         self.num_players, self.seat = num_players, seat
         self.render_mode = render_mode
         self.observation_space = observation_space(game, self.rules)
@@ -202,6 +203,16 @@ class SeatEnv(gym.Env):
         self.engine = None
         self._mask: np.ndarray | None = None
         self._over = True
+
+    def _policy(self, spec: Any) -> BatchedPolicy:
+        """A policy, or a policy spec by name (``"heuristic"``, ``{"name": "heuristic", "bluff": 1}``)."""
+        if callable(spec):
+            return spec
+        if isinstance(spec, (str, Mapping)):
+            from agents.registry import make_policy  # agents build on envs: imported on use
+
+            return make_policy(self.game.Engine.game, spec, seed=None)
+        raise ValueError(f"opponent: a batched policy or a policy spec by name, got {spec!r}")
 
     def _play_others(self) -> tuple[np.ndarray, np.ndarray, float, bool]:
         """Let the other seats act until it is our seat's turn or the game is over."""

@@ -59,8 +59,13 @@ def test_the_bluff_study_writes_its_report(tmp_path):
     assert proc.returncode == 0, proc.stderr
     text = report.read_text()
     assert "## Answer" in text and "| 2 | smart | 1 |" in text
-    cells = json.loads((data / "cells.json").read_text())["cells"]
+    doc = json.loads((data / "cells.json").read_text())
+    cells = doc["cells"]
     assert len(cells) == 6 and all(c["games"] == 200 for c in cells)
+    for c in cells:  # the report's table is the data's
+        assert f"| {c['win_rate']:.4f} | [{c['ci_low']:.4f}, {c['ci_high']:.4f}] |" in text
+    assert [c["bluff"] for c in doc["challenge_rules"]] == [0.0, 1.0]
+    assert text.count("paired over the same deals") == 2
     assert (data / "bluff_study.png").exists()
 
 

@@ -130,6 +130,24 @@ def test_gym_env_refuses_bad_arguments():
         uno_v0.gym_env(opponent=RandomPolicy(), num_players=2, seat=2)
     with pytest.raises(ValueError, match="one per other seat"):
         uno_v0.gym_env(opponent=[RandomPolicy()], num_players=3)
+    with pytest.raises(ValueError, match="unknown uno policy 'nosuch'"):
+        uno_v0.gym_env(opponent="nosuch", num_players=2)
+    with pytest.raises(ValueError, match="a batched policy or a policy spec"):
+        uno_v0.gym_env(opponent=[RandomPolicy(), 3], num_players=3)
+
+
+def test_gym_env_opponents_by_policy_spec_play_repeatably():
+    def episode(seed):
+        env = uno_v0.gym_env(opponent=["heuristic", {"name": "greedy", "bluff": 1.0}], num_players=3)
+        obs, _ = env.reset(seed=seed)
+        trace, done = [], False
+        while not done:
+            action = int(np.flatnonzero(obs["action_mask"])[0])
+            obs, reward, done, _, _ = env.step(action)
+            trace.append((action, reward))
+        return trace
+
+    assert episode(5) == episode(5)
 
 
 def test_action_names_work_through_the_env():

@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agents.uno_policies import CHALLENGE_RULES
+from envs.core import dataclass_from_mapping
 from tournament.config import TournamentConfig, read_yaml
 from tournament.report import json_ready, write_atomic
 from tournament.runner import run_tournament
@@ -53,11 +54,7 @@ class BluffStudyConfig:
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> BluffStudyConfig:
-        allowed = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(data) - set(allowed))
-        if unknown:
-            raise ValueError(f"unknown bluff study key(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
-        config = cls(**data)
+        config = dataclass_from_mapping(cls, data, "bluff study key(s)")
         if config.study != "bluff" or config.game != "uno":
             raise ValueError("the bluff study is 'study: bluff' on 'game: uno'")
         if 0.0 not in [float(p) for p in config.bluff]:
@@ -103,27 +100,64 @@ def run_study(data: dict[str, Any], console: Console) -> int:
                 cells.append((row, score))
         for row, score in cells:
             if row["players"] == players:
-                gain = score - baseline[row["challenge"]]
-                half = Z95 * gain.std(ddof=1) / math.sqrt(gain.size)
-                row["gain"], row["gain_low"], row["gain_high"] = (
-                    float(gain.mean()),
-                    gain.mean() - half,
-                    gain.mean() + half,
-                )
+                row["gain"], row["gain_low"], row["gain_high"] = paired(score, baseline[row["challenge"]])
     rows = [row for row, _ in cells]
+    comparisons = compare_rules(cells)
     console.print(study_table(rows))
     folder = Path(config.data)
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(
         folder / "cells.json",
-        json.dumps(json_ready({"config": dataclasses.asdict(config), "cells": rows}), indent=2) + "\n",
+        json.dumps(
+            json_ready({"config": dataclasses.asdict(config), "cells": rows, "challenge_rules": comparisons}),
+            indent=2,
+        )
+        + "\n",
     )
     write_atomic(folder / "cells.csv", cells_csv(rows))
     plot = plot_study(rows, folder / "bluff_study.png")
     report = Path(config.report)
-    write_atomic(report, markdown(config, rows, plot, report))
+    write_atomic(report, markdown(config, rows, comparisons, plot, report))
     console.print(f"wrote {report}, {folder / 'cells.json'}, {folder / 'cells.csv'}, {plot}")
     return 0
+
+
+def paired(score: np.ndarray, other: np.ndarray) -> tuple[float, float, float]:
+    """Mean of ``score - other`` over the same games, with its 95% interval (normal approximation)."""
+    diff = score - other
+    mean = float(diff.mean())
+    half = Z95 * float(diff.std(ddof=1)) / math.sqrt(diff.size)
+    return mean, mean - half, mean + half
+
+
+def compare_rules(cells: list[tuple[dict[str, Any], np.ndarray]]) -> list[dict[str, Any]]:
+    """Per table size and bluffer: the best challenging rule (the bluffer wins least against
+    it) against the next best, paired over the same deals, as every cell replays them."""
+    out = []
+    for n in sorted({row["players"] for row, _ in cells}):
+        for p in sorted({row["bluff"] for row, _ in cells}):
+            ranked = sorted(
+                ((row, score) for row, score in cells if row["players"] == n and row["bluff"] == p),
+                key=lambda cell: cell[0]["win_rate"],
+            )
+            if len(ranked) < 2:
+                continue
+            (best, best_score), (second, second_score) = ranked[0], ranked[1]
+            margin, low, high = paired(second_score, best_score)
+            out.append(
+                {
+                    "players": n,
+                    "bluff": p,
+                    "best": best["challenge"],
+                    "best_win_rate": best["win_rate"],
+                    "second": second["challenge"],
+                    "second_win_rate": second["win_rate"],
+                    "margin": margin,
+                    "margin_low": low,
+                    "margin_high": high,
+                }
+            )
+    return out
 
 
 def play_cell(cell: TournamentConfig, console: Console) -> tuple[dict[str, Any], np.ndarray]:
@@ -245,7 +279,7 @@ def plot_study(rows: list[dict[str, Any]], path: Path) -> Path:
     return path
 
 
-def findings(rows: list[dict[str, Any]]) -> list[str]:
+def findings(rows: list[dict[str, Any]], comparisons: list[dict[str, Any]]) -> list[str]:
     """Plain-words answers, computed from the cells (significant = the 95% interval excludes 0)."""
     lines = []
     for n in sorted({r["players"] for r in rows}):
@@ -281,20 +315,15 @@ def findings(rows: list[dict[str, Any]]) -> list[str]:
                     f"to {100 * best['gain']:+.2f} points, every interval includes 0)"
                 )
             lines.append(f"- {n} players, challengers who challenge **{rule}**: {verdict}.")
-    for n in sorted({r["players"] for r in rows}):
-        for p in sorted({r["bluff"] for r in rows}):
-            cell = [r for r in rows if r["players"] == n and r["bluff"] == p]
-            if len(cell) < 2:
-                continue
-            ranked = sorted(cell, key=lambda r: r["win_rate"])
-            best, second = ranked[0], ranked[1]
-            clear = best["ci_high"] < second["ci_low"]
-            who = "an honest player" if p == 0 else f"a bluffer with p={p:g}"
-            lines.append(
-                f"- {n} players, against {who}: the best challenging rule is **{best['challenge']}** "
-                f"(the bluffer wins {100 * best['win_rate']:.2f}%, next best '{second['challenge']}' "
-                f"{100 * second['win_rate']:.2f}%; {'clearly separated' if clear else 'intervals overlap'})."
-            )
+    for c in comparisons:
+        who = "an honest player" if c["bluff"] == 0 else f"a bluffer with p={c['bluff']:g}"
+        clear = "a real difference" if c["margin_low"] > 0 else "not a measurable difference"
+        lines.append(
+            f"- {c['players']} players, against {who}: the best challenging rule is **{c['best']}** "
+            f"(the bluffer wins {100 * c['best_win_rate']:.2f}%; against the next best, '{c['second']}', "
+            f"{100 * c['second_win_rate']:.2f}%: {100 * c['margin']:+.2f} points "
+            f"[{100 * c['margin_low']:+.2f}, {100 * c['margin_high']:+.2f}] paired over the same deals, {clear})."
+        )
     return lines
 
 
@@ -353,7 +382,13 @@ def _ps(cells: list[dict[str, Any]]) -> str:
     return "{" + ", ".join(f"{r['bluff']:g}" for r in cells) + "}"
 
 
-def markdown(config: BluffStudyConfig, rows: list[dict[str, Any]], plot: Path, report: Path) -> str:
+def markdown(
+    config: BluffStudyConfig,
+    rows: list[dict[str, Any]],
+    comparisons: list[dict[str, Any]],
+    plot: Path,
+    report: Path,
+) -> str:
     plot_link = os.path.relpath(plot, report.parent)
     games = rows[0]["games"]
     out = [
@@ -375,15 +410,16 @@ def markdown(config: BluffStudyConfig, rows: list[dict[str, Any]], plot: Path, r
         + ", ".join(f"{math.ceil(games / n):,} duplicate deals at {n} players" for n in config.table_sizes)
         + ", the same deals in every cell of a table size.",
         f"- Why that many: a win rate over {games:,} games has a 95% interval of at most "
-        f"±{100 * Z95 * math.sqrt(0.25 / games):.2f} points, so the challenging rules' win rates separate "
-        "when they differ by about a point. The gain over honest play is paired game by game on the same "
-        f"cards, which narrows its interval to ±{_half_widths(rows)} points (median over the cells at "
-        f"{' and '.join(str(n) for n in config.table_sizes)} players), so a bluffing effect of that size is "
-        "seen as real and a smaller one is reported as not measurable.",
+        f"±{100 * Z95 * math.sqrt(0.25 / games):.2f} points. Every comparison below is paired game by game "
+        "(all cells of a table size replay the same deals), which narrows it a little more: the gains over "
+        f"honest play have intervals of ±{_half_widths(rows)} points (median over the cells at "
+        f"{' and '.join(str(n) for n in config.table_sizes)} players). An effect of that size is reported as "
+        "real, a smaller one as not measurable; effects of a point or more, the size that would change "
+        "how to play, are resolved.",
         "",
         "## Answer",
         "",
-        *findings(rows),
+        *findings(rows, comparisons),
         "",
         "Why:",
         "",

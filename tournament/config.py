@@ -32,6 +32,7 @@ from typing import Any
 import yaml
 
 from agents.registry import GAMES, check_spec, spec_label, split_spec
+from envs.core import dataclass_from_mapping
 
 SEATINGS = ("auto", "rotations", "permutations")
 RATINGS = ("openskill", "none")
@@ -65,11 +66,7 @@ class TournamentConfig:
     # ------------------------------------------------------------------ reading
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> TournamentConfig:
-        allowed = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(data) - set(allowed))
-        if unknown:
-            raise ValueError(f"unknown config key(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
-        config = cls(**dict(data))
+        config = dataclass_from_mapping(cls, data, "config key(s)")
         config.check()
         return config
 
