@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, default=None, help="YAML config (default: configs/eval/default.yaml)")
     parser.add_argument("--no-files", action="store_true", help="print only: write no JSON, CSV or plots")
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. games=5000")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     console = Console()
     if not console.is_terminal:  # piped to a file or a test: no wrapping of the tables
         console = Console(width=180)

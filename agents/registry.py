@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 GAMES = ("uno", "tricks")
+AGENT = "agent"
 
 
 def policy_table(game: str) -> dict[str, type]:
@@ -26,6 +28,20 @@ def policy_table(game: str) -> dict[str, type]:
 
         return TRICKS_POLICIES
     raise ValueError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+
+
+def policy_class(game: str, name: str) -> type:
+    """The class of a policy name: a scripted one, or ``agent``, a trained network read from
+    a checkpoint (``{name: agent, checkpoint: path, mode: greedy}``; torch is imported then)."""
+    if name == AGENT:
+        policy_table(game)  # refuses an unknown game
+        from agents.learned import AGENT_POLICIES
+
+        return AGENT_POLICIES[game]
+    table = policy_table(game)
+    if name not in table:
+        raise ValueError(f"unknown {game} policy {name!r}; policies: {', '.join(sorted([*table, AGENT]))}")
+    return table[name]
 
 
 def split_spec(spec: str | Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -46,6 +62,9 @@ def spec_label(spec: str | Mapping[str, Any]) -> str:
     name, params = split_spec(spec)
     if "label" in params:
         return str(params["label"])
+    if name == AGENT and isinstance(params.get("checkpoint"), str):  # the file's name says which agent
+        stem = Path(params.pop("checkpoint")).stem
+        return stem if not params else f"{stem}({', '.join(f'{k}={v}' for k, v in params.items())})"
     if not params:
         return name
     return f"{name}({', '.join(f'{k}={v}' for k, v in params.items())})"
@@ -55,10 +74,8 @@ def check_spec(game: str, spec: str | Mapping[str, Any]) -> None:
     """Raise ``ValueError`` for an unknown policy or parameter (what :func:`make_policy` would refuse)."""
     name, params = split_spec(spec)
     params.pop("label", None)
-    table = policy_table(game)
-    if name not in table:
-        raise ValueError(f"unknown {game} policy {name!r}; policies: {', '.join(sorted(table))}")
-    allowed = [p for p in inspect.signature(table[name]).parameters if p != "seed"]
+    cls = policy_class(game, name)
+    allowed = [p for p in inspect.signature(cls).parameters if p != "seed"]
     unknown = sorted(set(params) - set(allowed))
     if unknown:
         raise ValueError(
@@ -66,7 +83,7 @@ def check_spec(game: str, spec: str | Mapping[str, Any]) -> None:
             f"allowed: {', '.join(allowed) or 'none'}"
         )
     try:
-        table[name](seed=0, **params)  # cheap: refuses bad parameter values now, not mid-tournament
+        cls(seed=0, **params)  # cheap: refuses bad parameter values (or checkpoints) now, not mid-tournament
     except (TypeError, ValueError) as err:
         raise ValueError(f"{game} policy {name!r}: {err}") from None
 
@@ -76,4 +93,4 @@ def make_policy(game: str, spec: str | Mapping[str, Any], seed: int | None = Non
     check_spec(game, spec)
     name, params = split_spec(spec)
     params.pop("label", None)
-    return policy_table(game)[name](seed=seed, **params)
+    return policy_class(game, name)(seed=seed, **params)

@@ -191,15 +191,34 @@ class BatchedEngine:
         if not games.size or games.dtype.kind not in "iu" or games.min() < 0 or games.max() >= self.num_games:
             raise ValueError(f"select takes a non-empty list of game indices in 0..{self.num_games - 1}")
         eng = type(self)(games.size, self.num_players, self.rules, 0, self.auto_reset)
-        for path in self._STREAM_FIELDS + self.state_fields:
-            *owner, name = path.split(".")
-            src, dst = self, eng
-            for part in owner:
-                src, dst = getattr(src, part), getattr(dst, part)
-            getattr(dst, name)[...] = getattr(src, name)[games]
+        eng.load_state_arrays({path: array[games] for path, array in self.state_arrays().items()})
         eng.next_game_seeds = self.next_game_seeds
-        eng._dealt = True
         return eng
+
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        """Every game's whole state and random streams, as copies by attribute path: what a
+        trainer's checkpoint stores so that a resumed run continues the same games."""
+        self._require_dealt()
+        return {path: self._state_field(path).copy() for path in self._STREAM_FIELDS + self.state_fields}
+
+    def load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
+        """Restore :meth:`state_arrays` (of an engine of the same game, batch and table size)."""
+        expected = self._STREAM_FIELDS + self.state_fields
+        if sorted(arrays) != sorted(expected):
+            raise ValueError(f"engine state must hold exactly the fields {', '.join(expected)}")
+        for path in expected:
+            target, value = self._state_field(path), np.asarray(arrays[path])
+            if value.shape != target.shape:
+                raise ValueError(f"engine state {path}: shape {value.shape}, this engine needs {target.shape}")
+            target[...] = value
+        self._dealt = True
+        self._mask = None
+
+    def _state_field(self, path: str) -> np.ndarray:
+        obj: Any = self
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        return obj
 
     # ------------------------------------------------------------------ public API
     @property

@@ -1,0 +1,127 @@
+"""Trained agents on disk: checkpoints written atomically, read with clear refusals, and
+:class:`LearnedPolicy`, a checkpoint as a batched policy for ``evaluate.py``, the
+Gymnasium wrappers and human play (policy spec ``{name: agent, checkpoint: path}``).
+
+A checkpoint is a dict saved with ``torch.save`` holding only tensors and plain Python
+values, so it loads with ``weights_only=True`` (no code runs on load):
+``format``, ``version``, ``game``, ``num_players``, ``rules``, ``obs_dim``,
+``num_actions``, ``hidden`` and ``model`` (the network's state dict); a training
+checkpoint adds ``trainer`` (optimizer, random streams, counters, the engines' games and
+the opponent pool), which an exported agent leaves out.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import torch
+
+from agents.network import ActorCritic
+from agents.policy import SeededPolicy, as_masks, check_chosen
+
+FORMAT = "unolab-agent"
+VERSION = 1
+MODES = ("greedy", "sample")
+
+
+def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> Path:
+    """Write ``payload`` to ``path`` atomically: a temporary file in the same folder, then a
+    rename, so a crash mid-write leaves the previous checkpoint intact."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save({"format": FORMAT, "version": VERSION, **payload}, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_checkpoint(path: str | Path, game: str | None = None) -> dict[str, Any]:
+    """Read a checkpoint; a missing, corrupt, foreign or other-game file is a ``ValueError``
+    that says which and why."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"checkpoint {path} not found")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch raises many types for a damaged file
+        raise ValueError(
+            f"checkpoint {path} is corrupt or not a unolab checkpoint ({type(err).__name__}: {err})"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"checkpoint {path} is not a unolab agent checkpoint (no format {FORMAT!r})")
+    if data.get("version") != VERSION:
+        raise ValueError(f"checkpoint {path} has format version {data.get('version')!r}; this lab reads {VERSION}")
+    missing = [k for k in ("game", "num_players", "obs_dim", "num_actions", "hidden", "model") if k not in data]
+    if missing:
+        raise ValueError(f"checkpoint {path} lacks {', '.join(missing)}")
+    if game is not None and data["game"] != game:
+        raise ValueError(f"checkpoint {path} holds a {data['game']} agent, not a {game} one")
+    return data
+
+
+def network_from(data: dict[str, Any], path: str | Path = "checkpoint") -> ActorCritic:
+    """The network a checkpoint describes, with its weights (a mismatch is a ``ValueError``)."""
+    net = ActorCritic(int(data["obs_dim"]), int(data["num_actions"]), [int(h) for h in data["hidden"]])
+    try:
+        net.load_state_dict(data["model"])
+    except (RuntimeError, KeyError) as err:
+        raise ValueError(f"{path}: the weights do not fit the network it describes ({err})") from None
+    return net.eval()
+
+
+class LearnedPolicy(SeededPolicy):
+    """A trained network as a batched policy: ``greedy`` plays the most probable legal
+    action, ``sample`` draws from the network's distribution (seeded)."""
+
+    name = "agent"
+    game: ClassVar[str] = "any"
+
+    def __init__(self, seed: int | None = None, checkpoint: str = "", mode: str = "greedy") -> None:
+        super().__init__(seed)
+        if mode not in MODES:
+            raise ValueError(f"mode={mode!r}; allowed: {', '.join(MODES)}")
+        if not checkpoint:
+            raise ValueError("an agent policy needs checkpoint: <path to a .pt file>")
+        data = load_checkpoint(checkpoint, None if self.game == "any" else self.game)
+        self.net = network_from(data, checkpoint)
+        self.checkpoint, self.mode = str(checkpoint), mode
+        self.num_players = int(data["num_players"])
+
+    @classmethod
+    def from_network(cls, net: ActorCritic, seed: int | None = None, mode: str = "sample") -> LearnedPolicy:
+        """A policy over a network in memory (a frozen snapshot of the opponent pool)."""
+        policy = cls.__new__(cls)
+        SeededPolicy.__init__(policy, seed)
+        policy.net, policy.checkpoint, policy.mode, policy.num_players = net.eval(), "", mode, 0
+        return policy
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        mask = as_masks(mask)
+        with torch.no_grad():
+            logits, _ = self.net(torch.as_tensor(np.asarray(obs, np.float32)), torch.as_tensor(mask))
+        scores = logits.numpy()
+        if self.mode == "sample":  # Gumbel-max: a draw from softmax(logits)
+            scores = scores - np.log(-np.log(self.rng.random(scores.shape, np.float32) + 1e-12) + 1e-12)
+        return check_chosen(mask, np.where(mask, scores, -np.inf).argmax(axis=1))
+
+
+class UnoAgentPolicy(LearnedPolicy):
+    game = "uno"
+
+
+class TricksAgentPolicy(LearnedPolicy):
+    game = "tricks"
+
+
+AGENT_POLICIES = {"uno": UnoAgentPolicy, "tricks": TricksAgentPolicy}

@@ -1,0 +1,461 @@
+"""PPO with action masking, trained by self-play on the batched engines.
+
+Read top to bottom: the hyper-parameters (:class:`PPOConfig`), then :class:`PPOTrainer`,
+whose :meth:`~PPOTrainer.update` is one PPO iteration: collect a rollout from thousands
+of games at once, compute every learning seat's advantages, optimise the clipped
+objective.
+
+Multi-agent bookkeeping, the part a single-agent PPO does not have:
+
+* Each game has *learning seats*. In a self-play game every seat is the learner (one
+  shared network); in a pool game the learner holds one seat (a team of two partners in
+  the trick game) and the others are played by one opponent from the **pool**: scripted
+  policies and frozen past copies of the network, drawn per game.
+* Every decision of a learning seat is a sample. Its reward is what that seat received
+  from its decision until its next one, whoever moved in between, so the end-of-game
+  rewards that arrive on another player's turn reach every seat. Advantages (GAE) run
+  backwards along each (game, seat) chain of decisions; a game's end cuts every chain of
+  that game; a chain still open at the end of the rollout is bootstrapped with the
+  value of that seat's view of the last state.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import importlib
+import time
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn, optim
+
+from agents.learned import LearnedPolicy
+from agents.network import ActorCritic, masked_log_probs
+from agents.registry import check_spec, make_policy
+from envs.core import dataclass_from_mapping
+
+GAME_MODULES = {"uno": "envs.uno", "tricks": "envs.uno_tricks"}
+
+
+@dataclasses.dataclass
+class PPOConfig:
+    """Every hyper-parameter of a training run (``configs/*_ppo.yaml`` set them)."""
+
+    # What to play
+    game: str = "uno"  # uno | tricks
+    players: int = 2  # table size (the trick game: 4)
+    rules: dict[str, Any] = dataclasses.field(default_factory=dict)  # UnoRules / TricksRules options
+    # Experience
+    num_games: int = 1024  # games stepped at once
+    num_steps: int = 32  # decisions per game per rollout
+    total_steps: int = 10_000_000  # decisions in all (every seat's), the run's length
+    # Opponents
+    self_play: float = 0.5  # share of games where every seat is the learner
+    opponents: list[Any] = dataclasses.field(default_factory=lambda: ["random", "heuristic"])  # scripted, in the pool
+    snapshot_every: int = 25  # updates between frozen copies of the network added to the pool (0: none)
+    pool_size: int = 8  # frozen copies kept (the oldest goes)
+    # Network
+    hidden: list[int] = dataclasses.field(default_factory=lambda: [256, 256])
+    # PPO
+    learning_rate: float = 2.5e-4
+    anneal_lr: bool = True  # linearly to 0 over total_steps
+    gamma: float = 1.0  # per decision of the seat; rewards come at the end of a game
+    gae_lambda: float = 0.95
+    num_minibatches: int = 8
+    update_epochs: int = 4
+    clip_coef: float = 0.2
+    clip_vloss: bool = True
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    norm_adv: bool = True
+    target_kl: float | None = None  # stop an update's epochs early past this KL
+    # Running
+    seed: int = 1
+    device: str = "auto"  # auto (cuda when there is one) | cpu | cuda | cuda:N
+    torch_threads: int = 0  # 0: torch's default
+    # Logging, evaluation and checkpoints (train.py)
+    run_name: str = ""  # default: <config name>
+    log_dir: str = "runs"
+    checkpoint_every: int = 50  # updates
+    eval_every: int = 50  # updates (0: never); evaluate.py tournaments against eval_opponents
+    eval_games: int = 2000
+    eval_opponents: list[Any] = dataclasses.field(default_factory=lambda: ["random", "rlcard_rule", "heuristic"])
+    export: str = ""  # where to write the final agent (weights only); default: <run>/agent.pt
+
+    # Keys whose change makes a checkpoint's state meaningless (refused on resume).
+    STATE_KEYS = ("game", "players", "rules", "num_games", "num_steps", "hidden", "opponents", "pool_size")
+
+    @classmethod
+    def from_mapping(cls, data: dict[str, Any]) -> PPOConfig:
+        cfg = dataclass_from_mapping(cls, data, "training config key(s)")
+        cfg.check()
+        return cfg
+
+    def check(self) -> None:
+        """Refuse an impossible config with the reason, before anything runs."""
+        if self.game not in GAME_MODULES:
+            raise ValueError(f"game must be one of {', '.join(GAME_MODULES)}, got {self.game!r}")
+        module = importlib.import_module(GAME_MODULES[self.game])
+        module.Rules.from_dict(self.rules).check_players(self.players)
+        for name in ("num_games", "num_steps", "total_steps", "num_minibatches", "update_epochs", "eval_games"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        for name in ("snapshot_every", "pool_size", "checkpoint_every", "eval_every", "torch_threads"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+        if not 0.0 <= self.self_play <= 1.0:
+            raise ValueError(f"self_play is a share of the games, in [0, 1]; got {self.self_play}")
+        if self.self_play < 1.0 and not self.opponents and not (self.snapshot_every and self.pool_size):
+            raise ValueError("self_play < 1 needs an opponent pool: opponents, or snapshot_every and pool_size")
+        if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
+            raise ValueError(f"hidden must be a list of positive layer sizes, got {self.hidden!r}")
+        for spec in [*self.opponents, *self.eval_opponents]:
+            check_spec(self.game, spec)
+        resolve_device(self.device)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise ValueError(f"device must be auto, cpu, cuda or cuda:N; got {name!r}") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {name!r}: no CUDA device here (device: auto picks the CPU)")
+    return device
+
+
+class PPOTrainer:
+    """The learner, its optimiser, the batched games it plays and its opponent pool."""
+
+    def __init__(self, cfg: PPOConfig) -> None:
+        cfg.check()
+        self.cfg = cfg
+        if cfg.torch_threads:
+            torch.set_num_threads(cfg.torch_threads)
+        torch.manual_seed(cfg.seed)
+        self.device = resolve_device(cfg.device)
+        self.rng = np.random.default_rng(cfg.seed)
+        game = importlib.import_module(GAME_MODULES[cfg.game])
+        rules = game.Rules.from_dict(cfg.rules)
+        self.engine = game.Engine(cfg.num_games, cfg.players, rules, seed=cfg.seed)
+        self.num_players = cfg.players
+        self.net = ActorCritic(game.OBS_SIZE, game.NUM_ACTIONS, cfg.hidden).to(self.device)
+        self.optimizer = optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        seeds = self.rng.integers(2**63, size=len(cfg.opponents))
+        self.scripted = [make_policy(cfg.game, spec, int(s)) for spec, s in zip(cfg.opponents, seeds, strict=True)]
+        self.snapshots: list[LearnedPolicy] = []
+        self.update_count = 0
+        self.global_step = 0  # decisions of every seat
+        B, P = cfg.num_games, cfg.players
+        self.opponent = np.full(B, -1, np.int64)  # pool index per game; -1: self-play
+        self.learner = np.ones((B, P), bool)  # learning seats per game
+        self.episode_return = np.zeros(B, np.float64)  # of the learner in pool games
+        self.episode_length = np.zeros(B, np.int64)
+        self.obs, self.mask = self.engine.reset()
+        self._assign(np.arange(B))
+
+    # ------------------------------------------------------------------ opponents
+    @property
+    def pool(self) -> list[Any]:
+        return [*self.scripted, *self.snapshots]
+
+    def _assign(self, games: np.ndarray) -> None:
+        """Draw who plays each of these (new) games: self-play, or the learner at a random
+        seat (team) against one pool member."""
+        n, P = games.size, self.num_players
+        if not n:
+            return
+        size = len(self.pool)
+        solo = (self.rng.random(n) >= self.cfg.self_play) & (size > 0)
+        self.opponent[games] = np.where(solo, self.rng.integers(max(size, 1), size=n), -1)
+        seats = np.zeros((n, P), bool)
+        if self.cfg.game == "tricks":  # partners opposite: seats t and t + 2
+            team = self.rng.integers(2, size=n)
+            seats[np.arange(n), team] = seats[np.arange(n), team + 2] = True
+        else:
+            seats[np.arange(n), self.rng.integers(P, size=n)] = True
+        self.learner[games] = np.where(solo[:, None], seats, True)
+        self.episode_return[games] = 0.0
+        self.episode_length[games] = 0
+
+    def _snapshot(self) -> None:
+        frozen = copy.deepcopy(self.net).cpu()
+        for p in frozen.parameters():
+            p.requires_grad_(False)
+        self.snapshots.append(LearnedPolicy.from_network(frozen, seed=int(self.rng.integers(2**63))))
+        del self.snapshots[: -self.cfg.pool_size or None]
+
+    # ------------------------------------------------------------------ acting
+    def _act(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sampled actions, their log-probabilities and the values, for the learner's rows."""
+        with torch.no_grad():
+            logits, value = self.net(
+                torch.as_tensor(obs, device=self.device), torch.as_tensor(mask, device=self.device)
+            )
+            logp_all = torch.log_softmax(logits, dim=-1).cpu().numpy()
+        gumbel = -np.log(-np.log(self.rng.random(logp_all.shape, np.float32) + 1e-12) + 1e-12)
+        actions = np.where(mask, logp_all + gumbel, -np.inf).argmax(axis=1)
+        return actions, logp_all[np.arange(actions.size), actions], value.cpu().numpy()
+
+    def _values_of_every_seat(self) -> np.ndarray:
+        """``[B, P]``: each seat's value of the current state, from its own view."""
+        out = np.zeros((self.cfg.num_games, self.num_players), np.float32)
+        with torch.no_grad():
+            for seat in range(self.num_players):
+                obs, _ = self.engine.observe(seats=seat)
+                out[:, seat] = self.net.value(torch.as_tensor(obs, device=self.device)).cpu().numpy()
+        self.engine.observe()  # leave the engine's cached mask as the players to act see it
+        return out
+
+    # ------------------------------------------------------------------ one iteration
+    def collect(self) -> dict[str, Any]:
+        """Play ``num_steps`` decisions in every game; returns the rollout (numpy arrays)."""
+        cfg, eng = self.cfg, self.engine
+        T, B, P = cfg.num_steps, cfg.num_games, self.num_players
+        ro = {
+            "obs": np.zeros((T, B, self.obs.shape[1]), np.float32),
+            "mask": np.zeros((T, B, self.mask.shape[1]), bool),
+            "action": np.zeros((T, B), np.int64),
+            "logp": np.zeros((T, B), np.float32),
+            "value": np.zeros((T, B), np.float32),
+            "learning": np.zeros((T, B), bool),
+            "seat": np.zeros((T, B), np.int64),
+            "reward": np.zeros((T, B, P), np.float32),
+            "done": np.zeros((T, B), bool),
+        }
+        finished_returns, finished_lengths, finished_wins = [], [], []
+        ar = np.arange(B)
+        for t in range(T):
+            seat = eng.current_player.copy()
+            learning = self.learner[ar, seat]
+            rows = learning.nonzero()[0]
+            actions = np.zeros(B, np.int64)
+            if rows.size:
+                a, logp, value = self._act(self.obs[rows], self.mask[rows])
+                actions[rows], ro["logp"][t, rows], ro["value"][t, rows] = a, logp, value
+            others = (~learning).nonzero()[0]
+            if others.size:
+                pool = self.pool
+                for k in np.unique(self.opponent[others]):
+                    r = others[self.opponent[others] == k]
+                    actions[r] = pool[k](self.obs[r], self.mask[r])
+            ro["obs"][t], ro["mask"][t], ro["action"][t] = self.obs, self.mask, actions
+            ro["learning"][t], ro["seat"][t] = learning, seat
+            self.obs, self.mask, reward, done = eng.step(actions)
+            ro["reward"][t], ro["done"][t] = reward, done
+            solo = self.opponent >= 0
+            share = (reward * self.learner).sum(axis=1) / self.learner.sum(axis=1)
+            self.episode_return += np.where(solo, share, 0.0)
+            self.episode_length += 1
+            ended = done.nonzero()[0]
+            if ended.size:
+                scored = ended[solo[ended]]
+                finished_returns += self.episode_return[scored].tolist()
+                finished_lengths += self.episode_length[scored].tolist()
+                won = (eng.game_winners[scored] & self.learner[scored]).any(axis=1)
+                finished_wins += won.tolist()
+                self._assign(ended)
+        self.global_step += T * B
+        ro["last_value"] = self._values_of_every_seat()
+        ro["episodes"] = {"return": finished_returns, "length": finished_lengths, "win": finished_wins}
+        return ro
+
+    def advantages(self, ro: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        """GAE along each (game, seat) chain of decisions; ``(advantages, returns)`` ``[T, B]``."""
+        cfg = self.cfg
+        T, B = ro["action"].shape
+        next_value = ro["last_value"].astype(np.float64)  # [B, P]: value at the seat's next decision
+        next_adv = np.zeros_like(next_value)
+        pending = np.zeros_like(next_value)  # rewards from step t until the seat's next decision
+        adv = np.zeros((T, B), np.float64)
+        for t in reversed(range(T)):
+            done = ro["done"][t]
+            next_value[done] = 0.0  # the game ended at this step: nothing follows it
+            next_adv[done] = 0.0
+            pending[done] = 0.0
+            pending += ro["reward"][t]
+            rows = ro["learning"][t].nonzero()[0]
+            seat = ro["seat"][t, rows]
+            value = ro["value"][t, rows]
+            delta = pending[rows, seat] + cfg.gamma * next_value[rows, seat] - value
+            a = delta + cfg.gamma * cfg.gae_lambda * next_adv[rows, seat]
+            adv[t, rows] = a
+            next_value[rows, seat], next_adv[rows, seat], pending[rows, seat] = value, a, 0.0
+        returns = adv + ro["value"]
+        return adv.astype(np.float32), returns.astype(np.float32)
+
+    def update(self) -> dict[str, float]:
+        """One PPO iteration: collect, compute advantages, optimise. Returns what to log."""
+        cfg = self.cfg
+        start = time.perf_counter()
+        if cfg.anneal_lr:
+            frac = max(0.0, 1.0 - self.global_step / cfg.total_steps)
+            self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+        ro = self.collect()
+        collect_time = time.perf_counter() - start
+        adv, ret = self.advantages(ro)
+        pick = ro["learning"]
+        dev = self.device
+        b_obs = torch.as_tensor(ro["obs"][pick], device=dev)
+        b_mask = torch.as_tensor(ro["mask"][pick], device=dev)
+        b_act = torch.as_tensor(ro["action"][pick], device=dev)
+        b_logp = torch.as_tensor(ro["logp"][pick], device=dev)
+        b_val = torch.as_tensor(ro["value"][pick], device=dev)
+        b_adv = torch.as_tensor(adv[pick], device=dev)
+        b_ret = torch.as_tensor(ret[pick], device=dev)
+        n = b_obs.shape[0]
+        mb = max(1, n // cfg.num_minibatches)
+        clipfracs, stats = [], {}
+        for _epoch in range(cfg.update_epochs):
+            order = torch.as_tensor(self.rng.permutation(n), device=dev)
+            for lo in range(0, n - mb + 1, mb):
+                idx = order[lo : lo + mb]
+                logits, value = self.net(b_obs[idx], b_mask[idx])
+                logp_all, entropy = masked_log_probs(logits, b_mask[idx])
+                new_logp = logp_all.gather(1, b_act[idx, None]).squeeze(1)
+                log_ratio = new_logp - b_logp[idx]
+                ratio = log_ratio.exp()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - log_ratio).mean()
+                    clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+                a = b_adv[idx]
+                if cfg.norm_adv and a.numel() > 1:
+                    a = (a - a.mean()) / (a.std() + 1e-8)
+                pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                if cfg.clip_vloss:
+                    v_clipped = b_val[idx] + (value - b_val[idx]).clamp(-cfg.clip_coef, cfg.clip_coef)
+                    v_loss = 0.5 * torch.max((value - b_ret[idx]) ** 2, (v_clipped - b_ret[idx]) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((value - b_ret[idx]) ** 2).mean()
+                entropy_loss = entropy.mean()
+                loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
+                self.optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+            if cfg.target_kl is not None and approx_kl.item() > cfg.target_kl:
+                break
+        self.update_count += 1
+        if cfg.snapshot_every and self.update_count % cfg.snapshot_every == 0 and cfg.pool_size:
+            self._snapshot()
+        y_pred, y_true = b_val.cpu().numpy(), b_ret.cpu().numpy()
+        var_y = np.var(y_true)
+        elapsed = time.perf_counter() - start
+        eps = ro["episodes"]
+        stats = {
+            "losses/value_loss": v_loss.item(),
+            "losses/policy_loss": pg_loss.item(),
+            "losses/entropy": entropy_loss.item(),
+            "losses/approx_kl": approx_kl.item(),
+            "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else 0.0,
+            "losses/explained_variance": float("nan") if var_y == 0 else float(1 - np.var(y_true - y_pred) / var_y),
+            "charts/learning_rate": self.optimizer.param_groups[0]["lr"],
+            "charts/SPS": cfg.num_steps * cfg.num_games / elapsed,
+            "charts/collect_SPS": cfg.num_steps * cfg.num_games / collect_time,
+            "charts/samples": float(n),
+            "charts/pool_size": float(len(self.pool)),
+        }
+        if eps["return"]:
+            stats["charts/episodic_return"] = float(np.mean(eps["return"]))
+            stats["charts/episodic_length"] = float(np.mean(eps["length"]))
+            stats["charts/pool_win_rate"] = float(np.mean(eps["win"]))
+        return stats
+
+    # ------------------------------------------------------------------ checkpoints
+    def agent_payload(self) -> dict[str, Any]:
+        """What a policy needs (an exported agent): the network and what it plays."""
+        game = importlib.import_module(GAME_MODULES[self.cfg.game])
+        return {
+            "game": self.cfg.game,
+            "num_players": self.cfg.players,
+            "rules": dict(self.cfg.rules),
+            "obs_dim": game.OBS_SIZE,
+            "num_actions": game.NUM_ACTIONS,
+            "hidden": list(self.cfg.hidden),
+            "model": {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()},
+            "global_step": self.global_step,
+            "updates": self.update_count,
+        }
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything a resumed run needs to continue exactly (tensors and plain values only)."""
+        engine = {path: _tensor(a) for path, a in self.engine.state_arrays().items()}
+        return {
+            **self.agent_payload(),
+            "trainer": {
+                "config": self.cfg.to_dict(),
+                "optimizer": self.optimizer.state_dict(),
+                "update": self.update_count,
+                "global_step": self.global_step,
+                "rng": self.rng.bit_generator.state,
+                "scripted_rngs": [p.rng.bit_generator.state for p in self.scripted],
+                "snapshots": [{k: v.clone() for k, v in p.net.state_dict().items()} for p in self.snapshots],
+                "snapshot_rngs": [p.rng.bit_generator.state for p in self.snapshots],
+                "engine": engine,
+                "opponent": torch.from_numpy(self.opponent.copy()),
+                "learner": torch.from_numpy(self.learner.copy()),
+                "episode_return": torch.from_numpy(self.episode_return.copy()),
+                "episode_length": torch.from_numpy(self.episode_length.copy()),
+                "torch_rng": torch.get_rng_state(),
+            },
+        }
+
+    def load_state_dict(self, data: dict[str, Any], source: str = "checkpoint") -> None:
+        """Continue the run a :meth:`state_dict` describes; a checkpoint of another setup
+        (game, table, network, opponents, batch) is refused, naming the differences."""
+        if "trainer" not in data:
+            raise ValueError(f"{source} is an exported agent (weights only), not a training checkpoint")
+        tr = data["trainer"]
+        saved = tr["config"]
+        diff = [k for k in PPOConfig.STATE_KEYS if saved.get(k) != getattr(self.cfg, k)]
+        if diff:
+            detail = "; ".join(f"{k}: checkpoint {saved.get(k)!r}, config {getattr(self.cfg, k)!r}" for k in diff)
+            raise ValueError(f"{source} does not match this config ({detail})")
+        try:
+            self.net.load_state_dict(data["model"])
+            self.optimizer.load_state_dict(tr["optimizer"])
+        except (RuntimeError, ValueError, KeyError) as err:
+            raise ValueError(f"{source}: the saved network or optimiser does not fit ({err})") from None
+        self.update_count, self.global_step = int(tr["update"]), int(tr["global_step"])
+        self.rng.bit_generator.state = tr["rng"]
+        for policy, state in zip(self.scripted, tr["scripted_rngs"], strict=True):
+            policy.rng.bit_generator.state = state
+        self.snapshots = []
+        for weights, state in zip(tr["snapshots"], tr["snapshot_rngs"], strict=True):
+            frozen = copy.deepcopy(self.net).cpu()
+            frozen.load_state_dict(weights)
+            policy = LearnedPolicy.from_network(frozen)
+            policy.rng.bit_generator.state = state
+            self.snapshots.append(policy)
+        like = self.engine.state_arrays()
+        self.engine.load_state_arrays({path: _array(t, like[path]) for path, t in tr["engine"].items()})
+        self.opponent[:] = tr["opponent"].numpy()
+        self.learner[:] = tr["learner"].numpy()
+        self.episode_return[:] = tr["episode_return"].numpy()
+        self.episode_length[:] = tr["episode_length"].numpy()
+        torch.set_rng_state(tr["torch_rng"])
+        self.obs, self.mask = self.engine.observe()
+
+
+def _tensor(array: np.ndarray) -> torch.Tensor:
+    """A numpy array as a tensor that ``weights_only`` loading accepts (uint64 as int64 bits)."""
+    if array.dtype == np.uint64:
+        array = array.view(np.int64)
+    return torch.from_numpy(np.ascontiguousarray(array))
+
+
+def _array(tensor: torch.Tensor, like: np.ndarray) -> np.ndarray:
+    array = tensor.numpy()
+    if array.shape != like.shape:
+        raise ValueError(f"saved engine state has shape {array.shape}, this run's is {like.shape}")
+    return array.view(like.dtype) if like.dtype == np.uint64 else array.astype(like.dtype, copy=False)

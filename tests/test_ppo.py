@@ -1,0 +1,251 @@
+"""PPO self-play: masking, multi-agent returns, learning, exact resume, checkpoint refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.learned import LearnedPolicy, load_checkpoint, save_checkpoint
+from agents.ppo import PPOConfig, PPOTrainer
+from tests.play_helpers import random_actions
+from train import evaluate_agent
+
+TINY = {
+    "num_games": 128,
+    "num_steps": 16,
+    "total_steps": 10**6,
+    "hidden": [64, 64],
+    "opponents": ["random", "heuristic"],
+    "snapshot_every": 2,
+    "pool_size": 2,
+    "torch_threads": 1,
+    "device": "cpu",
+    "eval_opponents": ["random"],
+}
+
+
+def tiny(**kw) -> PPOConfig:
+    return PPOConfig.from_mapping({**TINY, **kw})
+
+
+def test_learner_and_pool_only_ever_play_legal_actions():
+    for cfg in (tiny(), tiny(game="tricks", players=4), tiny(players=4, self_play=0.0)):
+        trainer = PPOTrainer(cfg)
+        for _ in range(3):  # the engine raises on any illegal action, a pool member's included
+            ro = trainer.collect()
+            chosen = np.take_along_axis(ro["mask"], ro["action"][..., None], axis=2)[..., 0]
+            assert chosen.all()
+        trainer._snapshot()
+        ro = trainer.collect()
+        assert np.take_along_axis(ro["mask"], ro["action"][..., None], axis=2).all()
+
+
+def test_a_sampling_agent_never_picks_a_masked_action(tmp_path):
+    trainer = PPOTrainer(tiny())
+    path = save_checkpoint(tmp_path / "agent.pt", trainer.agent_payload())
+    policy = LearnedPolicy(seed=0, checkpoint=str(path), mode="sample")
+    rng = np.random.default_rng(0)
+    mask = rng.random((5000, 70)) < 0.05
+    mask[np.arange(5000), rng.integers(70, size=5000)] = True
+    obs = rng.random((5000, 328)).astype(np.float32) * 4
+    actions = policy(obs, mask)
+    assert mask[np.arange(5000), actions].all()
+
+
+def rollout(seats, rewards, dones, values, last_value):
+    """A hand-made one-game rollout in which every decision is the learner's."""
+    T = len(seats)
+    return {
+        "action": np.zeros((T, 1), np.int64),
+        "seat": np.array(seats)[:, None],
+        "learning": np.ones((T, 1), bool),
+        "reward": np.array(rewards, np.float32)[:, None, :],
+        "done": np.array(dones)[:, None],
+        "value": np.array(values, np.float32)[:, None],
+        "last_value": np.array([last_value], np.float32),
+    }
+
+
+def test_end_of_game_rewards_reach_every_seat_and_games_cut_the_chains():
+    trainer = PPOTrainer(tiny(gamma=1.0, gae_lambda=1.0))
+    # Seats 0, 1, 0 play; seat 0's move ends the game (+1 / -1 to both seats at once);
+    # seat 1 then starts the next game, still open when the rollout ends (value 0.25).
+    ro = rollout(
+        seats=[0, 1, 0, 1],
+        rewards=[[0, 0], [0, 0], [1, -1], [0, 0]],
+        dones=[False, False, True, False],
+        values=[0.1, 0.2, 0.3, 0.4],
+        last_value=[0.0, 0.25],
+    )
+    _, returns = trainer.advantages(ro)
+    np.testing.assert_allclose(returns[:, 0], [1.0, -1.0, 1.0, 0.25])
+
+
+def test_discounting_and_lambda_follow_each_seats_own_decisions():
+    trainer = PPOTrainer(tiny(gamma=0.9, gae_lambda=0.5))
+    ro = rollout(
+        seats=[0, 1, 0, 1],
+        rewards=[[0, 0], [0, 0], [0, 0], [-1, 1]],
+        dones=[False, False, False, True],
+        values=[0.2, -0.1, 0.4, 0.3],
+        last_value=[9.0, 9.0],  # unused: the game ends inside the rollout
+    )
+    adv, _ = trainer.advantages(ro)
+    # seat 0: t=2 is its last decision, the game's -1 arrives on seat 1's move
+    a2 = -1.0 - 0.4
+    a0 = (0.0 + 0.9 * 0.4 - 0.2) + 0.9 * 0.5 * a2
+    a3 = 1.0 - 0.3
+    a1 = (0.0 + 0.9 * 0.3 + 0.1) + 0.9 * 0.5 * a3
+    np.testing.assert_allclose(adv[:, 0], [a0, a1, a2, a3], rtol=1e-6)
+
+
+def test_a_few_seconds_of_training_beat_random(tmp_path):
+    cfg = tiny(seed=3, num_games=256, total_steps=20 * 256 * 16, opponents=["random"], self_play=0.5)
+    trainer = PPOTrainer(cfg)
+    before = evaluate_agent(cfg, save_checkpoint(tmp_path / "before.pt", trainer.agent_payload()))
+    for _ in range(20):
+        trainer.update()
+    after = evaluate_agent(cfg, save_checkpoint(tmp_path / "after.pt", trainer.agent_payload()))
+    assert after[0]["games"] >= 2000
+    assert after[0]["ci_low"] > 0.55 and after[0]["win_rate"] > before[0]["win_rate"] + 0.05
+
+
+@pytest.mark.parametrize("game", ["uno", "tricks"])
+def test_resume_continues_bit_for_bit(tmp_path, game):
+    cfg = tiny(game=game, players=4 if game == "tricks" else 3, snapshot_every=1)
+    straight = PPOTrainer(cfg)
+    for _ in range(4):
+        straight.update()
+    first = PPOTrainer(cfg)
+    for _ in range(2):
+        first.update()
+    path = save_checkpoint(tmp_path / "checkpoint.pt", first.state_dict())
+    resumed = PPOTrainer(cfg)
+    resumed.load_state_dict(load_checkpoint(path, game))
+    for _ in range(2):
+        resumed.update()
+    assert resumed.global_step == straight.global_step and resumed.update_count == 4
+    for a, b in zip(straight.net.state_dict().values(), resumed.net.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    for path_, array in straight.engine.state_arrays().items():
+        np.testing.assert_array_equal(array, resumed.engine.state_arrays()[path_], err_msg=path_)
+    assert straight.rng.bit_generator.state == resumed.rng.bit_generator.state
+
+
+def test_bad_checkpoints_are_refused_with_the_reason(tmp_path):
+    trainer = PPOTrainer(tiny())
+    good = save_checkpoint(tmp_path / "good.pt", trainer.state_dict())
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(good.read_bytes()[:1000])
+    garbage = tmp_path / "garbage.pt"
+    garbage.write_bytes(b"not a checkpoint at all")
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"weights": torch.zeros(3)}, foreign)
+    with pytest.raises(ValueError, match="not found"):
+        load_checkpoint(tmp_path / "missing.pt")
+    for bad in (truncated, garbage):
+        with pytest.raises(ValueError, match="is corrupt or not a unolab checkpoint"):
+            load_checkpoint(bad)
+    with pytest.raises(ValueError, match="not a unolab agent checkpoint"):
+        load_checkpoint(foreign)
+    with pytest.raises(ValueError, match="holds a uno agent, not a tricks one"):
+        load_checkpoint(good, "tricks")
+    with pytest.raises(ValueError, match=r"does not match this config \(hidden: checkpoint \[64, 64\]"):
+        PPOTrainer(tiny(hidden=[32])).load_state_dict(load_checkpoint(good), "good.pt")
+    agent = save_checkpoint(tmp_path / "agent.pt", trainer.agent_payload())
+    with pytest.raises(ValueError, match="exported agent"):
+        PPOTrainer(tiny()).load_state_dict(load_checkpoint(agent), "agent.pt")
+
+
+def test_a_failed_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
+    trainer = PPOTrainer(tiny())
+    path = save_checkpoint(tmp_path / "checkpoint.pt", trainer.agent_payload())
+    before = path.read_bytes()
+
+    def crash(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(torch, "save", crash)
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint(path, trainer.agent_payload())
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["checkpoint.pt"]
+
+
+def test_bad_training_configs_are_refused():
+    for kw, message in [
+        ({"colour": 1}, "unknown training config key"),
+        ({"players": 3, "game": "tricks"}, "4"),
+        ({"opponents": ["nosuch"]}, "unknown uno policy 'nosuch'"),
+        ({"self_play": 1.5}, "self_play"),
+        ({"num_games": 0}, "num_games must be a positive integer"),
+        ({"device": "tpu"}, "device"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            tiny(**kw)
+
+
+def test_agent_policy_plays_through_the_engine(tmp_path):
+    trainer = PPOTrainer(tiny(game="tricks", players=4))
+    path = save_checkpoint(tmp_path / "agent.pt", trainer.agent_payload())
+    policy = LearnedPolicy(seed=0, checkpoint=str(path))
+    from envs.uno_tricks import TricksEngine
+
+    eng = TricksEngine(64, seed=0)
+    obs, mask = eng.reset()
+    u = np.random.default_rng(0).random((64, mask.shape[1]))
+    for _ in range(100):
+        obs, mask, _, _ = eng.step(policy(obs, mask) if eng.current_player[0] % 2 else random_actions(mask, u))
+
+
+def test_train_and_evaluate_command_lines(tmp_path):
+    import subprocess
+    import sys
+
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    def run(script, *args):
+        return subprocess.run([sys.executable, script, *args], capture_output=True, text=True, timeout=300)
+
+    common = [
+        "--config",
+        "configs/uno_2p_ppo.yaml",
+        f"log_dir={tmp_path}",
+        "run_name=tiny",
+        "num_games=64",
+        "num_steps=8",
+        "hidden=[32]",
+        "eval_every=2",
+        "eval_games=200",
+        "eval_opponents=[random]",
+        "checkpoint_every=1",
+    ]
+    proc = run("train.py", *common, "total_steps=2048")
+    assert proc.returncode == 0, proc.stderr
+    run_dir = tmp_path / "tiny"
+    assert (run_dir / "checkpoint.pt").is_file() and (run_dir / "agent.pt").is_file()
+    events = EventAccumulator(str(run_dir))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    assert {"charts/SPS", "losses/value_loss", "losses/entropy", "eval/win_rate_vs_random"} <= tags
+    assert len(events.Scalars("charts/SPS")) == 4  # 2048 decisions / (64 games x 8 steps)
+
+    proc = run("train.py", *common, "total_steps=4096", "--resume", str(run_dir / "checkpoint.pt"))
+    assert proc.returncode == 0, proc.stderr
+    assert "resumed at update 4" in proc.stdout and "update 8/8" in proc.stdout
+    proc = run("train.py", *common, "hidden=[16]", "--resume", str(run_dir / "checkpoint.pt"))
+    assert proc.returncode == 2 and "does not match this config (hidden" in proc.stderr
+
+    agent = run_dir / "agent.pt"
+    proc = run(
+        "evaluate.py",
+        "players=2",
+        "games=200",
+        "--no-files",
+        f"policies=[{{name: agent, checkpoint: {agent}}}, random]",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "│ agent " in proc.stdout  # labelled by the checkpoint's file name
+    proc = run("evaluate.py", "--no-files", f"policies=[{{name: agent, checkpoint: {tmp_path / 'nope.pt'}}}, random]")
+    assert proc.returncode == 2 and "not found" in proc.stderr

@@ -1,0 +1,160 @@
+"""Train a PPO agent by self-play and against an opponent pool.
+
+    python train.py --config configs/uno_2p_ppo.yaml
+    python train.py --config configs/uno_2p_ppo.yaml total_steps=2000000 device=cpu
+    python train.py --config configs/uno_2p_ppo.yaml --resume runs/uno_2p_ppo/checkpoint.pt
+
+Logs to TensorBoard under ``runs/<run_name>`` (``tensorboard --logdir runs``) with
+CleanRL's tags (``charts/episodic_return``, ``charts/SPS``, ``losses/*``) and, every
+``eval_every`` updates, ``eval/win_rate_vs_<opponent>`` from an ``evaluate.py``
+tournament on duplicate deals. Checkpoints (``checkpoint.pt``, written atomically) resume
+exactly; the final agent (weights only) goes to ``<run>/agent.pt`` or ``export``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from tournament.config import TournamentConfig, merge, parse_overrides, read_yaml
+
+
+def load_training_config(path: Path, overrides: list[str]) -> Any:
+    from agents.ppo import PPOConfig
+
+    data = merge(read_yaml(path), parse_overrides(overrides))
+    data.setdefault("run_name", path.stem)
+    return PPOConfig.from_mapping(data)
+
+
+def evaluate_agent(cfg: Any, agent_path: Path, seed: int = 12345) -> list[dict[str, Any]]:
+    """The agent against each evaluation opponent, on duplicate deals in every seating:
+    head to head at two seats, one agent and n-1 copies of the opponent at bigger tables,
+    team against team in the trick game."""
+    from agents.registry import spec_label
+    from tournament.runner import run_tournament
+    from tournament.schedule import build_schedule
+    from tournament.stats import summarise
+
+    rows = []
+    for spec in cfg.eval_opponents:
+        label = spec_label(spec)
+        other = label if label != "agent" else "opponent"
+        opponent = {"name": spec, "label": other} if isinstance(spec, str) else {**spec, "label": other}
+        players = cfg.players
+        lineup = ["agent", other] if cfg.game == "tricks" else ["agent"] + [other] * (players - 1)
+        config = TournamentConfig.from_mapping(
+            {
+                "game": cfg.game,
+                "players": players,
+                "rules": cfg.rules,
+                "policies": [{"name": "agent", "checkpoint": str(agent_path), "label": "agent"}, opponent],
+                "lineups": None if cfg.game == "tricks" else [lineup],
+                "seating": "rotations",
+                "games": cfg.eval_games,
+                "batch": min(4096, cfg.eval_games),
+                "seed": seed,
+                "ratings": "none",
+            }
+        )
+        schedule = build_schedule(config)
+        summary = summarise(config, schedule, run_tournament(config, schedule))
+        row = next(r for r in summary["entrants"] if r["entrant"] == "agent")
+        rows.append({"opponent": other, **{k: row[k] for k in ("games", "win_rate", "ci_low", "ci_high")}})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", type=Path, required=True, help="YAML training config, e.g. configs/uno_2p_ppo.yaml")
+    parser.add_argument("--resume", type=Path, default=None, help="a checkpoint.pt of this config's run to continue")
+    parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. total_steps=1000000")
+    args = parser.parse_intermixed_args(argv)
+    console = Console()
+    if not console.is_terminal:  # a log file or a test: whole lines
+        console = Console(width=200)
+    try:
+        cfg = load_training_config(args.config, args.overrides)
+        resume = None
+        if args.resume is not None:
+            from agents.learned import load_checkpoint
+
+            resume = load_checkpoint(args.resume, cfg.game)
+    except ValueError as err:
+        parser.error(str(err))
+
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    from agents.learned import save_checkpoint
+    from agents.ppo import PPOTrainer
+
+    trainer = PPOTrainer(cfg)
+    if resume is not None:
+        try:
+            trainer.load_state_dict(resume, str(args.resume))
+        except ValueError as err:
+            parser.error(str(err))
+    run_dir = Path(cfg.log_dir) / cfg.run_name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    checkpoint, agent = run_dir / "checkpoint.pt", Path(cfg.export) if cfg.export else run_dir / "agent.pt"
+    writer = SummaryWriter(str(run_dir))
+    table = "\n".join(f"|{k}|{v}|" for k, v in cfg.to_dict().items())
+    writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
+    per_update = cfg.num_games * cfg.num_steps
+    total_updates = max(1, cfg.total_steps // per_update)
+    console.print(
+        f"[bold]{cfg.run_name}[/]: {cfg.game}, {cfg.players} players, {total_updates} updates of "
+        f"{per_update:,} decisions on {trainer.device} (torch {torch.__version__}); logs in {run_dir}"
+        + (f"; resumed at update {trainer.update_count}" if resume is not None else "")
+    )
+    columns = (
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    start = time.perf_counter()
+    with Progress(*columns, console=console, transient=not console.is_terminal) as progress:
+        task = progress.add_task("updates", total=total_updates, completed=trainer.update_count, status="")
+        while trainer.update_count < total_updates:
+            stats = trainer.update()
+            for tag, value in stats.items():
+                writer.add_scalar(tag, value, trainer.global_step)
+            u = trainer.update_count
+            status = f"SPS {stats['charts/SPS']:,.0f}"
+            if "charts/pool_win_rate" in stats:
+                status += f"  pool win {stats['charts/pool_win_rate']:.2f}"
+            progress.update(task, completed=u, status=status)
+            if not console.is_terminal and (u % max(1, total_updates // 50) == 0):
+                progress.console.print(f"update {u}/{total_updates}: {trainer.global_step:,} decisions, {status}")
+            last = u == total_updates
+            if (cfg.checkpoint_every and u % cfg.checkpoint_every == 0) or last:
+                save_checkpoint(checkpoint, trainer.state_dict())
+            if (cfg.eval_every and u % cfg.eval_every == 0) or last:
+                save_checkpoint(agent, trainer.agent_payload())
+                results = evaluate_agent(cfg, agent)
+                for r in results:
+                    writer.add_scalar(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"], trainer.global_step)
+                line = ", ".join(
+                    f"{r['opponent']} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in results
+                )
+                progress.console.print(f"update {u} ({trainer.global_step:,} decisions): win rate vs {line}")
+    writer.close()
+    minutes = (time.perf_counter() - start) / 60
+    console.print(
+        f"done in {minutes:.1f} min: {trainer.global_step:,} decisions; agent {agent}, checkpoint {checkpoint}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
