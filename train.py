@@ -70,6 +70,23 @@ def evaluate_agent(cfg: Any, agent_path: Path, seed: int = 12345) -> list[dict[s
     return rows
 
 
+def warm_start(cfg: Any, trainer: Any, writer: Any, progress: Any) -> None:
+    """Imitate the teacher for ``imitation_steps`` decisions before PPO starts."""
+    from agents.registry import make_policy
+
+    teacher = make_policy(cfg.game, cfg.imitation_teacher, seed=cfg.seed)
+    rounds = max(1, cfg.imitation_steps // (cfg.num_games * cfg.num_steps))
+    task = progress.add_task(f"imitating {cfg.imitation_teacher}", total=rounds, status="")
+    for i in range(1, rounds + 1):
+        stats = trainer.imitate(teacher)
+        for tag, value in stats.items():
+            writer.add_scalar(tag, value, i)
+        progress.update(task, completed=i, status=f"accuracy {stats['imitation/accuracy']:.3f}")
+    progress.console.print(
+        f"warm start: {rounds} rounds imitating {cfg.imitation_teacher}, {progress.tasks[task].fields['status']}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, required=True, help="YAML training config, e.g. configs/uno_2p_ppo.yaml")
@@ -124,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     start = time.perf_counter()
     with Progress(*columns, console=console, transient=not console.is_terminal) as progress:
+        if cfg.imitation_steps and trainer.update_count == 0 and resume is None:
+            warm_start(cfg, trainer, writer, progress)
         task = progress.add_task("updates", total=total_updates, completed=trainer.update_count, status="")
         while trainer.update_count < total_updates:
             stats = trainer.update()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -25,8 +26,18 @@ def layer_init(layer: nn.Linear, std: float = 2**0.5, bias: float = 0.0) -> nn.L
 class ActorCritic(nn.Module):
     """A shared MLP trunk, a policy head over the fixed action space and a value head."""
 
-    def __init__(self, obs_dim: int, num_actions: int, hidden: Sequence[int] = (256, 256)) -> None:
+    def __init__(
+        self,
+        obs_dim: int,
+        num_actions: int,
+        hidden: Sequence[int] = (256, 256),
+        obs_high: np.ndarray | None = None,
+    ) -> None:
         super().__init__()
+        # Inputs scaled to [0, 1] by the observation's documented bounds (pile sizes reach
+        # 108, points 360: unscaled, they would swamp the other features). Saved with the weights.
+        high = np.ones(obs_dim, np.float32) if obs_high is None else np.maximum(np.asarray(obs_high, np.float32), 1.0)
+        self.register_buffer("obs_scale", torch.as_tensor(1.0 / high))
         layers: list[nn.Module] = []
         width = obs_dim
         for size in hidden:
@@ -39,12 +50,12 @@ class ActorCritic(nn.Module):
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits ``[B, A]`` and values ``[B]``."""
-        h = self.trunk(obs)
+        h = self.trunk(obs * self.obs_scale)
         logits = self.policy_head(h).masked_fill(~mask, MASKED_LOGIT)
         return logits, self.value_head(h).squeeze(-1)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.value_head(self.trunk(obs)).squeeze(-1)
+        return self.value_head(self.trunk(obs * self.obs_scale)).squeeze(-1)
 
 
 def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -72,6 +72,10 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     norm_adv: bool = True
     target_kl: float | None = None  # stop an update's epochs early past this KL
+    # Warm start: imitate a teacher policy before PPO (0 decisions: none)
+    imitation_teacher: Any = "heuristic"  # a policy spec
+    imitation_steps: int = 0  # decisions of teacher play to imitate
+    imitation_epochs: int = 2  # passes over each teacher rollout
     # Running
     seed: int = 1
     device: str = "auto"  # auto (cuda when there is one) | cpu | cuda | cuda:N
@@ -114,7 +118,9 @@ class PPOConfig:
             raise ValueError("self_play < 1 needs an opponent pool: opponents, or snapshot_every and pool_size")
         if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
             raise ValueError(f"hidden must be a list of positive layer sizes, got {self.hidden!r}")
-        for spec in [*self.opponents, *self.eval_opponents]:
+        if self.imitation_steps < 0:
+            raise ValueError(f"imitation_steps must be >= 0, got {self.imitation_steps}")
+        for spec in [*self.opponents, *self.eval_opponents, self.imitation_teacher]:
             check_spec(self.game, spec)
         resolve_device(self.device)
 
@@ -149,7 +155,8 @@ class PPOTrainer:
         rules = game.Rules.from_dict(cfg.rules)
         self.engine = game.Engine(cfg.num_games, cfg.players, rules, seed=cfg.seed)
         self.num_players = cfg.players
-        self.net = ActorCritic(game.OBS_SIZE, game.NUM_ACTIONS, cfg.hidden).to(self.device)
+        _, high = game.observation_bounds(rules)
+        self.net = ActorCritic(game.OBS_SIZE, game.NUM_ACTIONS, cfg.hidden, high).to(self.device)
         self.optimizer = optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         seeds = self.rng.integers(2**63, size=len(cfg.opponents))
         self.scripted = [make_policy(cfg.game, spec, int(s)) for spec, s in zip(cfg.opponents, seeds, strict=True)]
@@ -218,8 +225,11 @@ class PPOTrainer:
         return out
 
     # ------------------------------------------------------------------ one iteration
-    def collect(self) -> dict[str, Any]:
-        """Play ``num_steps`` decisions in every game; returns the rollout (numpy arrays)."""
+    def collect(self, teacher: Any = None) -> dict[str, Any]:
+        """Play ``num_steps`` decisions in every game; returns the rollout (numpy arrays).
+
+        With a ``teacher`` policy, the teacher plays every seat (a warm start by imitation)
+        and the rollout records its actions with the network's values."""
         cfg, eng = self.cfg, self.engine
         T, B, P = cfg.num_steps, cfg.num_games, self.num_players
         ro = {
@@ -237,10 +247,14 @@ class PPOTrainer:
         ar = np.arange(B)
         for t in range(T):
             seat = eng.current_player.copy()
-            learning = self.learner[ar, seat]
+            learning = self.learner[ar, seat] if teacher is None else np.ones(B, bool)
             rows = learning.nonzero()[0]
             actions = np.zeros(B, np.int64)
-            if rows.size:
+            if teacher is not None:
+                actions[:] = teacher(self.obs, self.mask)
+                with torch.no_grad():
+                    ro["value"][t] = self.net.value(torch.as_tensor(self.obs, device=self.device)).cpu().numpy()
+            elif rows.size:
                 a, logp, value = self._act(self.obs[rows], self.mask[rows])
                 actions[rows], ro["logp"][t, rows], ro["value"][t, rows] = a, logp, value
             others = (~learning).nonzero()[0]
@@ -265,7 +279,8 @@ class PPOTrainer:
                 won = (eng.game_winners[scored] & self.learner[scored]).any(axis=1)
                 finished_wins += won.tolist()
                 self._assign(ended)
-        self.global_step += T * B
+        if teacher is None:
+            self.global_step += T * B
         ro["last_value"] = self._values_of_every_seat()
         ro["episodes"] = {"return": finished_returns, "length": finished_lengths, "win": finished_wins}
         return ro
@@ -293,6 +308,37 @@ class PPOTrainer:
             next_value[rows, seat], next_adv[rows, seat], pending[rows, seat] = value, a, 0.0
         returns = adv + ro["value"]
         return adv.astype(np.float32), returns.astype(np.float32)
+
+    def imitate(self, teacher: Any) -> dict[str, float]:
+        """One warm-start iteration: the teacher plays a rollout, the network learns to choose
+        its actions (cross-entropy over the legal ones) and to value its positions."""
+        cfg = self.cfg
+        ro = self.collect(teacher)
+        _, ret = self.advantages(ro)
+        pick = ro["learning"]
+        dev = self.device
+        b_obs = torch.as_tensor(ro["obs"][pick], device=dev)
+        b_mask = torch.as_tensor(ro["mask"][pick], device=dev)
+        b_act = torch.as_tensor(ro["action"][pick], device=dev)
+        b_ret = torch.as_tensor(ret[pick], device=dev)
+        n = b_obs.shape[0]
+        mb = max(1, n // cfg.num_minibatches)
+        hits, losses = [], []
+        for _epoch in range(cfg.imitation_epochs):
+            order = torch.as_tensor(self.rng.permutation(n), device=dev)
+            for lo in range(0, n - mb + 1, mb):
+                idx = order[lo : lo + mb]
+                logits, value = self.net(b_obs[idx], b_mask[idx])
+                logp_all, _ = masked_log_probs(logits, b_mask[idx])
+                ce = -logp_all.gather(1, b_act[idx, None]).mean()
+                loss = ce + cfg.vf_coef * 0.5 * ((value - b_ret[idx]) ** 2).mean()
+                self.optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                hits.append((logits.argmax(1) == b_act[idx]).float().mean().item())
+                losses.append(ce.item())
+        return {"imitation/cross_entropy": float(np.mean(losses)), "imitation/accuracy": float(np.mean(hits))}
 
     def update(self) -> dict[str, float]:
         """One PPO iteration: collect, compute advantages, optimise. Returns what to log."""

@@ -220,6 +220,7 @@ def test_train_and_evaluate_command_lines(tmp_path):
         "eval_games=200",
         "eval_opponents=[random]",
         "checkpoint_every=1",
+        "imitation_steps=1024",
     ]
     proc = run("train.py", *common, "total_steps=2048")
     assert proc.returncode == 0, proc.stderr
@@ -229,6 +230,7 @@ def test_train_and_evaluate_command_lines(tmp_path):
     events.Reload()
     tags = set(events.Tags()["scalars"])
     assert {"charts/SPS", "losses/value_loss", "losses/entropy", "eval/win_rate_vs_random"} <= tags
+    assert "imitation/accuracy" in tags and "warm start: 2 rounds imitating heuristic" in proc.stdout
     assert len(events.Scalars("charts/SPS")) == 4  # 2048 decisions / (64 games x 8 steps)
 
     proc = run("train.py", *common, "total_steps=4096", "--resume", str(run_dir / "checkpoint.pt"))
@@ -249,3 +251,17 @@ def test_train_and_evaluate_command_lines(tmp_path):
     assert "│ agent " in proc.stdout  # labelled by the checkpoint's file name
     proc = run("evaluate.py", "--no-files", f"policies=[{{name: agent, checkpoint: {tmp_path / 'nope.pt'}}}, random]")
     assert proc.returncode == 2 and "not found" in proc.stderr
+
+
+def test_imitation_warm_start_learns_the_teachers_moves_and_scales_inputs():
+    from agents.registry import make_policy
+
+    trainer = PPOTrainer(tiny(seed=4))
+    scale = trainer.net.obs_scale.numpy()
+    assert scale.min() < 0.01 and scale.max() == 1.0  # pile sizes (up to 108) scaled to [0, 1]
+    teacher = make_policy("uno", "heuristic", seed=0)
+    first = trainer.imitate(teacher)
+    for _ in range(5):
+        last = trainer.imitate(teacher)
+    assert last["imitation/accuracy"] > 0.75 and last["imitation/accuracy"] > first["imitation/accuracy"]
+    assert trainer.global_step == 0  # imitation does not count as PPO experience
