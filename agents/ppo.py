@@ -309,34 +309,37 @@ class PPOTrainer:
         returns = adv + ro["value"]
         return adv.astype(np.float32), returns.astype(np.float32)
 
+    def _samples(self, ro: dict[str, Any], adv: np.ndarray, ret: np.ndarray) -> dict[str, torch.Tensor]:
+        """The learning seats' decisions of a rollout as flat tensors on the device."""
+        pick = ro["learning"]
+        arrays = {k: ro[k] for k in ("obs", "mask", "action", "logp", "value")} | {"adv": adv, "ret": ret}
+        return {k: torch.as_tensor(a[pick], device=self.device) for k, a in arrays.items()}
+
+    def _minibatches(self, n: int):
+        """Shuffled index tensors of ``num_minibatches`` equal minibatches (the remainder waits)."""
+        size = max(1, n // self.cfg.num_minibatches)
+        order = torch.as_tensor(self.rng.permutation(n), device=self.device)
+        for lo in range(0, n - size + 1, size):
+            yield order[lo : lo + size]
+
     def imitate(self, teacher: Any) -> dict[str, float]:
         """One warm-start iteration: the teacher plays a rollout, the network learns to choose
         its actions (cross-entropy over the legal ones) and to value its positions."""
         cfg = self.cfg
         ro = self.collect(teacher)
-        _, ret = self.advantages(ro)
-        pick = ro["learning"]
-        dev = self.device
-        b_obs = torch.as_tensor(ro["obs"][pick], device=dev)
-        b_mask = torch.as_tensor(ro["mask"][pick], device=dev)
-        b_act = torch.as_tensor(ro["action"][pick], device=dev)
-        b_ret = torch.as_tensor(ret[pick], device=dev)
-        n = b_obs.shape[0]
-        mb = max(1, n // cfg.num_minibatches)
+        b = self._samples(ro, *self.advantages(ro))
         hits, losses = [], []
         for _epoch in range(cfg.imitation_epochs):
-            order = torch.as_tensor(self.rng.permutation(n), device=dev)
-            for lo in range(0, n - mb + 1, mb):
-                idx = order[lo : lo + mb]
-                logits, value = self.net(b_obs[idx], b_mask[idx])
-                logp_all, _ = masked_log_probs(logits, b_mask[idx])
-                ce = -logp_all.gather(1, b_act[idx, None]).mean()
-                loss = ce + cfg.vf_coef * 0.5 * ((value - b_ret[idx]) ** 2).mean()
+            for idx in self._minibatches(b["obs"].shape[0]):
+                logits, value = self.net(b["obs"][idx], b["mask"][idx])
+                logp_all, _ = masked_log_probs(logits, b["mask"][idx])
+                ce = -logp_all.gather(1, b["action"][idx, None]).mean()
+                loss = ce + cfg.vf_coef * 0.5 * ((value - b["ret"][idx]) ** 2).mean()
                 self.optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
                 self.optimizer.step()
-                hits.append((logits.argmax(1) == b_act[idx]).float().mean().item())
+                hits.append((logits.argmax(1) == b["action"][idx]).float().mean().item())
                 losses.append(ce.item())
         return {"imitation/cross_entropy": float(np.mean(losses)), "imitation/accuracy": float(np.mean(hits))}
 
@@ -349,23 +352,13 @@ class PPOTrainer:
             self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
         ro = self.collect()
         collect_time = time.perf_counter() - start
-        adv, ret = self.advantages(ro)
-        pick = ro["learning"]
-        dev = self.device
-        b_obs = torch.as_tensor(ro["obs"][pick], device=dev)
-        b_mask = torch.as_tensor(ro["mask"][pick], device=dev)
-        b_act = torch.as_tensor(ro["action"][pick], device=dev)
-        b_logp = torch.as_tensor(ro["logp"][pick], device=dev)
-        b_val = torch.as_tensor(ro["value"][pick], device=dev)
-        b_adv = torch.as_tensor(adv[pick], device=dev)
-        b_ret = torch.as_tensor(ret[pick], device=dev)
+        b = self._samples(ro, *self.advantages(ro))
+        b_obs, b_mask, b_act, b_logp = b["obs"], b["mask"], b["action"], b["logp"]
+        b_val, b_adv, b_ret = b["value"], b["adv"], b["ret"]
         n = b_obs.shape[0]
-        mb = max(1, n // cfg.num_minibatches)
         clipfracs, stats = [], {}
         for _epoch in range(cfg.update_epochs):
-            order = torch.as_tensor(self.rng.permutation(n), device=dev)
-            for lo in range(0, n - mb + 1, mb):
-                idx = order[lo : lo + mb]
+            for idx in self._minibatches(n):
                 logits, value = self.net(b_obs[idx], b_mask[idx])
                 logp_all, entropy = masked_log_probs(logits, b_mask[idx])
                 new_logp = logp_all.gather(1, b_act[idx, None]).squeeze(1)

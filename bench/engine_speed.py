@@ -33,6 +33,23 @@ from agents.policy import RandomPolicy  # noqa: E402
 from envs import uno_tricks_v0, uno_v0  # noqa: E402
 
 
+def write_results(path: str | Path, rows: list[dict], **meta: object) -> Path:
+    """A bench's rows as JSON with the machine's facts, written atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    facts = {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "machine": platform.machine(),
+        **meta,
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"meta": facts, "rows": rows}, indent=2) + "\n")
+    tmp.replace(path)
+    return path
+
+
 def pin_to_one_core() -> str:
     if hasattr(os, "sched_setaffinity"):
         core = sorted(os.sched_getaffinity(0))[0]
@@ -198,21 +215,7 @@ def main() -> None:
         )
     console.print(table)
 
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    meta = {
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "machine": platform.machine(),
-        "processor": platform.processor(),
-        "cpu": pinned,
-        "repeats": repeats,
-        "seconds_per_run": seconds,
-        "date": time.strftime("%Y-%m-%d"),
-    }
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
-    tmp.replace(out)
+    out = write_results(args.out, rows, cpu=pinned, repeats=repeats, seconds_per_run=seconds)
     console.print(f"wrote {out}")
 
 

@@ -15,8 +15,6 @@ bookkeeping.
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import statistics
 import sys
 import time
@@ -27,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 import envs.uno  # noqa: E402
 import envs.uno_tricks  # noqa: E402
-from bench.engine_speed import engine_runner, median_rate, pin_to_one_core  # noqa: E402
+from bench.engine_speed import engine_runner, median_rate, pin_to_one_core, write_results  # noqa: E402
 from tournament.config import TournamentConfig  # noqa: E402
 from tournament.runner import run_tournament  # noqa: E402
 from tournament.schedule import build_schedule  # noqa: E402
@@ -118,17 +116,7 @@ def main() -> None:
             f"{share:.2f} x engine)",
             flush=True,
         )
-    meta = {
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-        "cpu": cpu,
-        "repeats": repeats,
-        "date": time.strftime("%Y-%m-%d"),
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.out.with_name(args.out.name + ".tmp")
-    tmp.write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
-    tmp.replace(args.out)
+    write_results(args.out, rows, cpu=cpu, repeats=repeats)
     print(f"wrote {args.out}")
 
 

@@ -16,8 +16,6 @@ The reference, in the same process: the bare engine under random play at the sam
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import statistics
 import sys
 import time
@@ -31,7 +29,7 @@ import torch  # noqa: E402
 import envs.uno  # noqa: E402
 import envs.uno_tricks  # noqa: E402
 from agents.ppo import PPOConfig, PPOTrainer  # noqa: E402
-from bench.engine_speed import engine_runner, median_rate  # noqa: E402
+from bench.engine_speed import engine_runner, median_rate, write_results  # noqa: E402
 
 CASES = [
     ("uno", envs.uno, 2, "configs/uno_2p_ppo.yaml"),
@@ -89,17 +87,7 @@ def main() -> None:
                     f"(bare engine {engine:,.0f}/s)",
                     flush=True,
                 )
-    meta = {
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "threads": args.threads,
-        "repeats": repeats,
-        "date": time.strftime("%Y-%m-%d"),
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.out.with_name(args.out.name + ".tmp")
-    tmp.write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
-    tmp.replace(args.out)
+    write_results(args.out, rows, torch=torch.__version__, threads=args.threads, repeats=repeats)
     print(f"wrote {args.out}")
 
 
