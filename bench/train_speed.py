@@ -9,7 +9,7 @@ Two figures per setting, each the median of several PPO iterations in this proce
 
 The reference, in the same process: the bare engine under random play at the same batch.
 
-    python bench/train_speed.py            # the shipped configs' networks, batch 1024 and 4096
+    python bench/train_speed.py            # the shipped configs; 2-player UNO also at batch 4096 and all self-play
     python bench/train_speed.py --quick
 """
 
@@ -60,33 +60,41 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "train_speed.json")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    repeats = 2 if args.quick else 5
+    repeats = 2 if args.quick else 3
     rows = []
-    for game, module, players, path in CASES[:1] if args.quick else CASES:
+    settings = []  # (case, batch, self_play): every config as shipped, then variations of 2-player UNO
+    for case in CASES[:1] if args.quick else CASES:
+        settings.append((case, 1024, None))
+    if not args.quick:
+        settings += [(CASES[0], 4096, None), (CASES[0], 1024, 1.0)]
+    engine_rates = {}
+    for (game, module, players, path), batch, self_play in settings:
         base = read_yaml(ROOT / path)
-        for batch in (1024,) if args.quick else (1024, 4096):
-            engine = median_rate(engine_runner(module, batch, players), 3, 1.0)["steps_per_s"]
-            for self_play in (1.0, base["self_play"]):
-                cfg = PPOConfig.from_mapping(
-                    {**base, "num_games": batch, "self_play": self_play, "torch_threads": args.threads, "device": "cpu"}
-                )
-                rate = measure(cfg, repeats)
-                row = {
-                    "game": game,
-                    "players": players,
-                    "batch": batch,
-                    "hidden": cfg.hidden,
-                    "self_play": self_play,
-                    **rate,
-                    "engine_steps_per_s": engine,
-                }
-                rows.append(row)
-                print(
-                    f"{game:6s} {players}p batch {batch:5d} self-play {self_play:.1f}: collect "
-                    f"{rate['collect_steps_per_s']:>9,.0f}/s, train {rate['train_steps_per_s']:>8,.0f}/s "
-                    f"(bare engine {engine:,.0f}/s)",
-                    flush=True,
-                )
+        if (game, players, batch) not in engine_rates:
+            runner = engine_runner(module, batch, players)
+            engine_rates[game, players, batch] = median_rate(runner, 3, 1.0)["steps_per_s"]
+        engine = engine_rates[game, players, batch]
+        overrides = {"num_games": batch, "torch_threads": args.threads, "device": "cpu"}
+        if self_play is not None:
+            overrides["self_play"] = self_play
+        cfg = PPOConfig.from_mapping({**base, **overrides})
+        rate = measure(cfg, repeats)
+        row = {
+            "game": game,
+            "players": players,
+            "batch": batch,
+            "hidden": cfg.hidden,
+            "self_play": cfg.self_play,
+            **rate,
+            "engine_steps_per_s": engine,
+        }
+        rows.append(row)
+        print(
+            f"{game:6s} {players}p batch {batch:5d} self-play {cfg.self_play:.1f}: collect "
+            f"{rate['collect_steps_per_s']:>9,.0f}/s, train {rate['train_steps_per_s']:>8,.0f}/s "
+            f"(bare engine {engine:,.0f}/s)",
+            flush=True,
+        )
     write_results(args.out, rows, torch=torch.__version__, threads=args.threads, repeats=repeats)
     print(f"wrote {args.out}")
 

@@ -265,3 +265,34 @@ def test_imitation_warm_start_learns_the_teachers_moves_and_scales_inputs():
         last = trainer.imitate(teacher)
     assert last["imitation/accuracy"] > 0.75 and last["imitation/accuracy"] > first["imitation/accuracy"]
     assert trainer.global_step == 0  # imitation does not count as PPO experience
+
+
+SHIPPED = {"uno_2p_ppo": ("uno", 2), "uno_4p_ppo": ("uno", 4), "tricks_ppo": ("tricks", 4)}
+
+
+def test_every_shipped_config_is_valid():
+    from pathlib import Path
+
+    from tournament.config import load_config
+    from train import load_training_config
+
+    for name in SHIPPED:
+        cfg = load_training_config(Path(f"configs/{name}.yaml"), [])
+        assert (cfg.game, cfg.players) == SHIPPED[name]
+    for path in sorted(Path("configs/eval").glob("*.yaml")):
+        if "study" not in path.read_text():
+            load_config(path, [])  # checks every policy spec, shipped checkpoints included
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_agents_are_small_and_beat_random(name):
+    from pathlib import Path
+
+    path = Path(f"models/{name}.pt")
+    assert path.stat().st_size < 5 * 2**20
+    data = load_checkpoint(path)
+    assert "trainer" not in data and (data["game"], data["num_players"]) == SHIPPED[name]
+    game, players = SHIPPED[name]
+    cfg = tiny(game=game, players=players, eval_games=1000, eval_opponents=["random"])
+    (result,) = evaluate_agent(cfg, path)
+    assert result["ci_low"] > 1 / players if game == "uno" else result["ci_low"] > 0.5
