@@ -356,7 +356,7 @@ class PPOTrainer:
         b_obs, b_mask, b_act, b_logp = b["obs"], b["mask"], b["action"], b["logp"]
         b_val, b_adv, b_ret = b["value"], b["adv"], b["ret"]
         n = b_obs.shape[0]
-        clipfracs, stats = [], {}
+        clipfracs = []
         for _epoch in range(cfg.update_epochs):
             for idx in self._minibatches(n):
                 logits, value = self.net(b_obs[idx], b_mask[idx])

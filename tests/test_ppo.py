@@ -195,8 +195,16 @@ def test_agent_policy_plays_through_the_engine(tmp_path):
     eng = TricksEngine(64, seed=0)
     obs, mask = eng.reset()
     u = np.random.default_rng(0).random((64, mask.shape[1]))
-    for _ in range(100):
-        obs, mask, _, _ = eng.step(policy(obs, mask) if eng.current_player[0] % 2 else random_actions(mask, u))
+    finished = 0
+    for _ in range(100):  # the engine refuses any illegal action
+        actions = policy(obs, mask)
+        assert mask[np.arange(64), actions].all()
+        np.testing.assert_array_equal(actions, policy(obs, mask))  # greedy: the same choice every time
+        if eng.current_player[0] % 2 == 0:
+            actions = random_actions(mask, u)
+        obs, mask, _, done = eng.step(actions)
+        finished += int(done.sum())
+    assert finished >= 64  # whole games played, 40 decisions each
 
 
 def test_train_and_evaluate_command_lines(tmp_path):
