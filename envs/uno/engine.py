@@ -617,12 +617,7 @@ class UnoEngine(BatchedEngine):
             return
         self.match_rewards[games] += hand_reward
         scores = self.scores[games]
-        if rules.scoring == "standard":
-            over = scores.max(axis=1) >= rules.target_score
-            winners = scores == scores.max(axis=1, keepdims=True)
-        else:
-            over = scores.max(axis=1) > rules.target_score
-            winners = scores == scores.min(axis=1, keepdims=True)
+        over, winners = rules.match_over(scores), rules.match_winners(scores)
         if over.any():
             g = games[over]
             self._game_over(g, winners[over], self.match_rewards[g])

@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import numpy as np
+
 from envs.cards import DECK_SIZE
 from envs.core import RulesBase
 
@@ -92,6 +94,19 @@ class UnoRules(RulesBase):
                 raise ValueError(
                     f"UnoRules.{name}={getattr(self, name)!r} is not an option; allowed: {', '.join(allowed)}"
                 )
+
+    def match_over(self, scores: np.ndarray) -> np.ndarray:
+        """Whether a match with these totals ``[..., P]`` is over: standard scoring ends when
+        a total reaches the target (>=), reverse scoring when one passes it (>)."""
+        top = np.asarray(scores).max(axis=-1)
+        return top >= self.target_score if self.scoring == "standard" else top > self.target_score
+
+    def match_winners(self, scores: np.ndarray) -> np.ndarray:
+        """Who leads a match with these totals ``[..., P]`` (bool, ties share): the highest
+        total in standard scoring, the lowest in reverse scoring."""
+        scores = np.asarray(scores)
+        best = scores.max(axis=-1, keepdims=True) if self.scoring == "standard" else scores.min(axis=-1, keepdims=True)
+        return scores == best
 
     def check_players(self, num_players: int) -> None:
         """Raise ``ValueError`` unless these rules can be played by ``num_players``."""
