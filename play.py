@@ -1,0 +1,97 @@
+"""Play UNO or the trick game against the lab's agents, or keep a real table's score.
+
+    python play.py --game uno --players 4 --opponents heuristic,agent,random   # terminal
+    python play.py --game tricks --opponents heuristic                       # partner is an agent too
+    python play.py --web                                                     # http://127.0.0.1:8000
+    python play.py --score                                                   # Score Buddy in the terminal
+
+Opponents are policy names (random, greedy, heuristic, rlcard_rule for UNO), ``agent``
+(the shipped trained agent for the game and table size) or ``agent:path/to/model.pt``;
+one name plays every other seat. Rules options follow as ``key=value`` (e.g.
+``stacking=true uno_penalty=4``). The web page serves both games and Score Buddy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tabletop.moves import MoveError
+
+
+def _rules_options(items: Sequence[str], parser: argparse.ArgumentParser) -> dict:
+    options = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"rules options are key=value, got {item!r}")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", choices=("uno", "tricks"), default="uno")
+    parser.add_argument("--players", type=int, default=2, help="UNO: 2-10 players (the trick game has 4)")
+    parser.add_argument("--opponents", default="heuristic", help="comma-separated policies for the other seats")
+    parser.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
+    parser.add_argument("--target", type=int, default=500, help="UNO match target (200, 300, 500, ...)")
+    parser.add_argument("--seed", type=int, default=None, help="deal seed (default: a new one each time)")
+    parser.add_argument("--record", type=Path, default=None, help="save each finished game's record here")
+    parser.add_argument("--web", action="store_true", help="serve the web page instead of the terminal game")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--score", action="store_true", help="Score Buddy in the terminal")
+    parser.add_argument("--store", type=Path, default=Path("scorebuddy.json"), help="Score Buddy's score file")
+    parser.add_argument("rules", nargs="*", metavar="key=value", help="rules options, e.g. stacking=true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.score:
+        from tabletop.scorebuddy_cli import run_terminal
+
+        run_terminal(args.store)
+        return 0
+    if args.web:
+        import uvicorn
+
+        from tabletop.web import create_app
+
+        app = create_app(store_path=args.store)
+        print(f"unolab table on http://{args.host}:{args.port}/  (Score Buddy: /score/)")
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        return 0
+
+    import secrets
+
+    from tabletop.session import TableSession
+    from tabletop.terminal import TerminalGame
+
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    try:
+        session = TableSession(
+            game=args.game,
+            num_players=args.players,
+            opponents=[o for o in args.opponents.split(",") if o.strip()],
+            seat=args.seat,
+            rules=_rules_options(args.rules, parser),
+            target=args.target,
+            seed=seed,
+        )
+    except (ValueError, MoveError) as err:
+        parser.error(str(err))
+    TerminalGame(session, record_path=args.record).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,221 @@
+"""Score Buddy in a terminal: type each hand's points, see the standings after every hand.
+
+The book is the same JSON file the web page uses (saved after every change), so the
+terminal and the page can take turns on one table. Commands::
+
+    anna 37              standard scoring: Anna closed the hand and scores 37
+    anna +20 +20 +50 7   quick tokens add up (97); card names count too: anna W GS R7
+    anna 12, bo 0, cy W  reverse scoring: every player's own hand, separated by commas
+    hand                 reverse scoring: asks each player's hand in turn
+    calc R7 GS W         the value of some cards (77)
+    undo | new | setup | csv FILE | help | quit
+
+Bad input prints what was wrong and asks again; the book is unchanged.
+
+Command line::
+
+    python -m tabletop.scorebuddy_cli --store scores.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from envs.cards import card_type
+from tabletop.scorebuddy import DEFAULT_TARGET, TARGET_PRESETS, VARIANTS, ScoreBook, hand_value
+
+HELP = __doc__.split("\n\n")[2]  # the commands block of the docstring above
+
+
+class _Quit(Exception):
+    """The person typed quit (or the input ended)."""
+
+
+def points_of(tokens: Sequence[str]) -> int:
+    """Sum of quick tokens: numbers (``+20``, ``7``) and card names (``W``, ``GS``) by their value."""
+    if not tokens:
+        raise ValueError("give the points: numbers such as +20 +50 7, or card names such as R7 GS W")
+    total = 0
+    for token in tokens:
+        if re.fullmatch(r"\+?\d+", token):
+            total += int(token)
+        else:
+            try:
+                card_type(token)
+            except ValueError:
+                raise ValueError(
+                    f"{token!r} is neither a number (7, +20) nor a card (R7, GS, BR, Y+2, W, W+4)"
+                ) from None
+            total += hand_value([token])
+    return total
+
+
+def _split_name(book: ScoreBook, text: str) -> tuple[str, str]:
+    """``(player, rest)`` from ``"anna +20 7"``: a whole name (names may hold spaces), or a
+    unique start of one (``an``), case ignored."""
+    text = text.strip()
+    low = text.casefold()
+    whole = [p for p in book.players if low == p.casefold() or low.startswith(p.casefold() + " ")]
+    if whole:
+        name = max(whole, key=len)
+        return name, text[len(name) :]
+    word, _, rest = text.partition(" ")
+    starts = [p for p in book.players if p.casefold().startswith(word.casefold())]
+    if len(starts) == 1:
+        return starts[0], rest
+    if len(starts) > 1:
+        raise ValueError(f"{word!r} could be {' or '.join(starts)}: type more of the name")
+    raise ValueError(f"no player called {word!r}; the players are {', '.join(book.players)} (type help for commands)")
+
+
+def standings_table(book: ScoreBook) -> Table:
+    """The leaderboard as a rich table, best first."""
+    needed = "room left" if book.variant == "reverse" else "to target"
+    played = f"{len(book.hands)} hand{'s' * (len(book.hands) != 1)} played"
+    table = Table(title=f"target {book.target} · {book.variant}", caption=played)
+    table.add_column("#", justify="right")
+    table.add_column("player")
+    table.add_column("total", justify="right")
+    table.add_column(needed, justify="right")
+    for row in book.standings():
+        name = row.name + (" ★" if row.leader else "")
+        table.add_row(str(row.rank), name, str(row.total), str(row.needed), style="bold yellow" if row.leader else None)
+    return table
+
+
+def _ask_setup(ask: Callable[[str], str], console: Console) -> ScoreBook:
+    """Ask the players, target and variant until they make a valid table."""
+    while True:
+        try:
+            players = [n for n in re.split(r"\s*,\s*", ask("players (comma separated): ").strip()) if n]
+            presets = "/".join(map(str, TARGET_PRESETS))
+            target_text = ask(f"target [{DEFAULT_TARGET}] ({presets} or any number): ").strip()
+            if target_text and not target_text.isdigit():
+                raise ValueError(f"the target is a positive whole number such as {presets}, got {target_text!r}")
+            variant = ask(f"scoring [{VARIANTS[0]}] ({'/'.join(VARIANTS)}): ").strip().lower() or VARIANTS[0]
+            return ScoreBook(players, int(target_text or DEFAULT_TARGET), variant)
+        except ValueError as err:
+            console.print(f"[red]{err}[/red]")
+
+
+def _reverse_hand(book: ScoreBook, text: str) -> None:
+    """``anna 12, bo 0, cy W GS``: every player's own hand; the one with 0 points (if just one) closed."""
+    points: dict[str, int] = {}
+    for part in (p for p in text.split(",") if p.strip()):
+        name, rest = _split_name(book, part)
+        if name in points:
+            raise ValueError(f"{name} is listed twice")
+        points[name] = points_of(rest.split())
+    zeros = [name for name, pts in points.items() if pts == 0]
+    book.record_reverse_hand(points, zeros[0] if len(zeros) == 1 else None)
+
+
+def _ask_reverse_hand(book: ScoreBook, ask: Callable[[str], str], console: Console) -> None:
+    """Ask each player's remaining cards in turn (Enter = 0); a bad entry asks that player again."""
+    book.check_open()
+    points: dict[str, int] = {}
+    for name in book.players:
+        while name not in points:
+            try:
+                text = ask(f"  {name} (points or cards, Enter = 0): ").strip()
+                points[name] = points_of(text.split()) if text else 0
+            except ValueError as err:
+                console.print(f"[red]{err}[/red]")
+    zeros = [name for name, pts in points.items() if pts == 0]
+    book.record_reverse_hand(points, zeros[0] if len(zeros) == 1 else None)
+
+
+def _show(book: ScoreBook, console: Console) -> None:
+    console.print(standings_table(book))
+    if book.match_over:
+        winners = book.winners()
+        verb = "share the win" if len(winners) > 1 else "wins the match"
+        console.print(f"[bold green]★ {' & '.join(winners)} {verb}![/bold green]  (new: next match)")
+
+
+def run_terminal(
+    store_path: str | Path, input_fn: Callable[[str], str] = input, console: Console | None = None
+) -> None:
+    """Keep score at the terminal, saving the book to ``store_path`` after every change."""
+    store_path = Path(store_path)
+    console = console or Console()
+
+    def ask(prompt: str) -> str:
+        try:
+            text = input_fn(prompt)
+        except EOFError:
+            raise _Quit from None
+        if text.strip().lower() in ("quit", "exit"):
+            raise _Quit
+        return text
+
+    try:
+        if store_path.exists():
+            book = ScoreBook.load(store_path)
+            console.print(f"Score Buddy: resuming {store_path} ({', '.join(book.players)})")
+        else:
+            console.print("Score Buddy: a new table")
+            book = _ask_setup(ask, console)
+            book.save(store_path)
+        console.print("[dim]type help for the commands[/dim]")
+        _show(book, console)
+        while True:
+            line = ask("score> ").strip()
+            if not line:
+                continue
+            word, _, rest = line.partition(" ")
+            command = word.lower()
+            try:
+                if command == "help":
+                    console.print(HELP, markup=False)
+                    continue
+                if command == "calc" and rest.strip():
+                    console.print(f"{rest.strip()} = {hand_value(rest)} points")
+                    continue
+                if command == "csv":
+                    if not rest.strip():
+                        raise ValueError("csv needs a file name: csv scores.csv")
+                    Path(rest.strip()).write_text(book.to_csv(), encoding="utf-8", newline="")
+                    console.print(f"wrote {len(book.hands)} hands to {rest.strip()}")
+                    continue
+                if command == "undo" and not rest:
+                    book.undo()
+                elif command == "new" and not rest:
+                    book.new_match()
+                elif command == "setup" and not rest:
+                    book = _ask_setup(ask, console)
+                elif command == "hand" and not rest and book.variant == "reverse":
+                    _ask_reverse_hand(book, ask, console)
+                elif book.variant == "reverse":
+                    _reverse_hand(book, line)
+                else:
+                    name, points = _split_name(book, line)
+                    book.record_hand(name, points_of(points.split()))
+            except (ValueError, OSError) as err:
+                console.print(f"[red]{err}[/red]")
+                continue
+            book.save(store_path)
+            _show(book, console)
+    except _Quit:
+        console.print(f"bye: the scores are kept in {store_path}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tabletop.scorebuddy_cli", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--store", default="scorebuddy.json", help="the JSON score book (created if missing)")
+    args = parser.parse_args(argv)
+    try:
+        run_terminal(args.store)
+    except ValueError as err:  # a damaged book: say which file and why
+        parser.error(str(err))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

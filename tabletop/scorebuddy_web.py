@@ -1,0 +1,167 @@
+"""Score Buddy on a web page: a small JSON API plus one static page, mounted under ``/score``.
+
+The book lives in one JSON file (``store_path``): every request reads it, every change
+writes it back atomically before answering, so killing the server loses nothing and the
+page resumes where it was after a reload or a restart. The server keeps no state of its
+own; endpoints are ``async`` and do their read-change-write without awaiting in between,
+so two requests never interleave on the event loop.
+
+API (all JSON; bad input answers HTTP 400 ``{"error": message}``)::
+
+    GET  api/book        {"book": {...} | null, "standings": [...], "match_over", "winners", ...}
+    POST api/setup       {"players": [...], "target": 500, "variant": "standard" | "reverse"}
+    POST api/hand        {"closer": "Anna", "points": 37}  or  {"points_by_player": {...}, "closer": ...}
+    POST api/undo        {}
+    POST api/new-match   {}
+    POST api/hand-value  {"cards": "R7 GS W+4"}  ->  {"value": 77}
+    GET  export.csv      the hands as CSV
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from tabletop.scorebuddy import DEFAULT_TARGET, QUICK_KEYS, TARGET_PRESETS, VARIANTS, ScoreBook, hand_value
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+def _error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def book_state(book: ScoreBook | None) -> dict[str, Any]:
+    """What the page shows: the book, the sorted leaderboard and the match result."""
+    state: dict[str, Any] = {
+        "book": None,
+        "presets": list(TARGET_PRESETS),
+        "quick_keys": list(QUICK_KEYS),
+        "variants": list(VARIANTS),
+        "default_target": DEFAULT_TARGET,
+    }
+    if book is not None:
+        state.update(
+            book=book.to_dict(),
+            totals=book.totals(),
+            standings=[row.to_dict() for row in book.standings()],
+            match_over=book.match_over,
+            winners=book.winners(),
+        )
+    return state
+
+
+def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
+    """The Score Buddy routes, to be mounted with ``Mount("/score", routes=scorebuddy_routes(path))``."""
+    store_path = Path(store_path)
+
+    def load() -> ScoreBook | None:
+        return ScoreBook.load(store_path) if store_path.exists() else None
+
+    async def body(request: Request) -> dict[str, Any]:
+        try:
+            data = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise ValueError("the request body must be a JSON object") from None
+        if not isinstance(data, dict):
+            raise ValueError("the request body must be a JSON object")
+        return data
+
+    def change(action: Callable[[ScoreBook, dict[str, Any]], None]) -> Callable[[Request], Any]:
+        """An endpoint that reads the book, applies ``action`` and saves it before answering."""
+
+        async def endpoint(request: Request) -> Response:
+            try:
+                data = await body(request)
+                book = load()
+                if book is None:
+                    return _error("no table yet: set up the players first (api/setup)", 409)
+                action(book, data)
+            except ValueError as err:
+                return _error(str(err))
+            book.save(store_path)
+            return JSONResponse(book_state(book))
+
+        return endpoint
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC_DIR / "score.html", headers={"Cache-Control": "no-cache"})
+
+    async def get_book(request: Request) -> Response:
+        try:
+            return JSONResponse(book_state(load()))
+        except ValueError as err:
+            return _error(f"{err}; set the table up again to start a new book (the damaged file is kept aside)", 500)
+
+    async def setup(request: Request) -> Response:
+        try:
+            data = await body(request)
+            book = ScoreBook(data.get("players"), data.get("target", DEFAULT_TARGET), data.get("variant", "standard"))
+        except ValueError as err:
+            return _error(str(err))
+        try:
+            load()
+        except ValueError:  # a damaged book is kept for inspection, never silently overwritten
+            store_path.replace(store_path.with_name(store_path.name + ".damaged"))
+        book.save(store_path)
+        return JSONResponse(book_state(book))
+
+    def hand(book: ScoreBook, data: dict[str, Any]) -> None:
+        if "points_by_player" in data:
+            book.record_reverse_hand(data["points_by_player"], data.get("closer"))
+        elif "closer" in data and "points" in data:
+            book.record_hand(data["closer"], data["points"])
+        else:
+            raise ValueError('a hand is {"closer": name, "points": n} or {"points_by_player": {name: n, ...}}')
+
+    async def value(request: Request) -> Response:
+        try:
+            cards = (await body(request)).get("cards", "")
+            if not isinstance(cards, (str, list)):
+                raise ValueError(f"cards are a string such as 'R7 GS W+4' or a list of card names, got {cards!r}")
+            return JSONResponse({"value": hand_value(cards)})
+        except ValueError as err:
+            return _error(str(err))
+
+    async def export(request: Request) -> Response:
+        try:
+            book = load()
+        except ValueError as err:
+            return _error(str(err), 500)
+        if book is None:
+            return _error("no table yet: nothing to export", 404)
+        return Response(
+            book.to_csv(),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": 'attachment; filename="scorebuddy.csv"'},
+        )
+
+    return [
+        Route("/", page),
+        Route("/api/book", get_book),
+        Route("/api/setup", setup, methods=["POST"]),
+        Route("/api/hand", change(hand), methods=["POST"]),
+        Route("/api/undo", change(lambda book, data: book.undo()), methods=["POST"]),
+        Route("/api/new-match", change(lambda book, data: book.new_match()), methods=["POST"]),
+        Route("/api/hand-value", value, methods=["POST"]),
+        Route("/export.csv", export),
+        Mount("/static", StaticFiles(directory=STATIC_DIR)),
+    ]
+
+
+def create_app(store_path: Path) -> Starlette:
+    """A stand-alone app with Score Buddy at ``/score/`` (``/`` redirects there)."""
+    from starlette.responses import RedirectResponse
+
+    async def home(request: Request) -> Response:
+        return RedirectResponse("/score/")
+
+    return Starlette(routes=[Route("/", home), Mount("/score", routes=scorebuddy_routes(store_path))])

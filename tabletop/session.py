@@ -1,0 +1,369 @@
+"""One person at a table with the lab's agents: whose turn it is, what they see, what happened.
+
+A :class:`TableSession` holds a one-game engine (the only place rules live), the agents'
+batched policies for the other seats, and the game record. The person's moves arrive as
+action names (:meth:`TableSession.act`) or typed text (:meth:`TableSession.parse`); the
+agents then play until it is the person's turn again, and every move comes back as an
+:class:`Event` that carries only what the person may know (``text``, ``view``).
+
+Classic UNO is played as a match to ``target`` points (RULES.md: 500 by default) with the
+standings after every hand. The trick game has no match target in RULES.md: each deal is
+one game and the session keeps a tally of deals won per team.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.registry import AGENT, check_spec, make_policy, spec_label
+from envs.cards import COLOUR_NAMES, COLOURS
+from envs.records import GameRecord, game_module
+from tabletop.moves import Choice, Move, MoveError, list_moves, parse_move
+from tabletop.views import TEAM_NAMES, VIEWS, team_of
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+#: The shipped agent played by ``agent`` without a checkpoint: per game, per table size.
+SHIPPED_AGENTS = {"uno": {2: "uno_2p_ppo.pt"}, "tricks": {4: "tricks_ppo.pt"}}
+SHIPPED_FALLBACK = {"uno": "uno_4p_ppo.pt", "tricks": "tricks_ppo.pt"}
+#: Agents' moves in a row before the session gives up (a bug guard: games end far sooner).
+MAX_AGENT_MOVES = 100_000
+
+
+def opponent_spec(game: str, num_players: int, text: str | Mapping[str, Any]) -> str | dict[str, Any]:
+    """A policy spec from the command line: ``heuristic``, ``agent`` (the shipped agent for
+    this game and table size) or ``agent:path/to/checkpoint.pt``."""
+    if isinstance(text, Mapping):
+        spec: str | dict[str, Any] = dict(text)
+    else:
+        name, _, path = text.strip().partition(":")
+        if name == AGENT:
+            default = SHIPPED_AGENTS[game].get(num_players, SHIPPED_FALLBACK[game])
+            spec = (
+                {"name": AGENT, "checkpoint": path}
+                if path
+                else {
+                    "name": AGENT,
+                    "checkpoint": str(MODELS_DIR / default),
+                    "label": AGENT,
+                }
+            )
+        elif path:
+            raise ValueError(f"only 'agent' takes a checkpoint after ':', got {text!r}")
+        else:
+            spec = name
+    check_spec(game, spec)
+    return spec
+
+
+@dataclass
+class Event:
+    """One move as the person may know it, and the person's view after it."""
+
+    player: int
+    name: str
+    action: str  # the action, or its public form ("return a card") for another player's hidden move
+    text: str
+    view: dict[str, Any]
+    hand_over: dict[str, Any] | None = None
+    trick_over: dict[str, Any] | None = None
+    game_over: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Tally:
+    """Games finished in this session: who won how many (seats for UNO, teams for tricks)."""
+
+    games: int = 0
+    wins: dict[str, int] = field(default_factory=dict)
+    points: dict[str, int] = field(default_factory=dict)  # trick game: points summed over deals
+
+
+class TableSession:
+    """A person in seat ``seat`` against policies in the other seats (see the module doc).
+
+    ``opponents`` lists the specs of the other seats in seat order (one spec is used for
+    all; the trick game's partner, seat ``seat + 2``, is one of them). ``rules`` are the
+    game's rules options; for UNO a match to ``target`` points is played. ``position``
+    starts from a given position (a puzzle, a saved game) instead of a fresh deal.
+    """
+
+    def __init__(
+        self,
+        game: str = "uno",
+        num_players: int = 2,
+        opponents: Sequence[str | Mapping[str, Any]] = ("heuristic",),
+        seat: int = 0,
+        rules: Mapping[str, Any] | None = None,
+        target: int = 500,
+        seed: int = 0,
+        names: Sequence[str] | None = None,
+        position: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.game = game
+        self.module = game_module(game)
+        if game == "tricks":
+            num_players = 4
+        options = dict(rules or {})
+        if game == "uno":
+            options.setdefault("match", True)
+            options.setdefault("target_score", target)
+        self.rules = self.module.Rules.from_dict(options)
+        if position is not None:
+            num_players = int(position.get("num_players", num_players))
+            self.engine = self.module.Engine.from_positions(
+                [dict(position)], rules=self.rules, seed=seed, auto_reset=False
+            )
+        else:
+            self.engine = self.module.Engine(1, num_players, self.rules, seed=seed, auto_reset=False)
+            self.engine.reset()
+        if not 0 <= seat < num_players:
+            raise ValueError(f"seat must lie in 0..{num_players - 1}, got {seat}")
+        self.seat, self.num_players = seat, num_players
+        others = [s for s in range(num_players) if s != seat]
+        if not opponents:
+            raise ValueError("give at least one opponent policy (e.g. heuristic)")
+        if len(opponents) not in (1, len(others)):
+            raise ValueError(
+                f"give 1 or {len(others)} opponent policies for {num_players} players, got {len(opponents)}"
+            )
+        specs = list(opponents) * len(others) if len(opponents) == 1 else list(opponents)
+        self.specs: dict[int, str | dict[str, Any]] = {
+            s: opponent_spec(game, num_players, spec) for s, spec in zip(others, specs, strict=True)
+        }
+        self.policies = {s: make_policy(game, spec, seed=seed * 1000 + s) for s, spec in self.specs.items()}
+        self.names = list(names) if names else self._default_names()
+        if len(self.names) != num_players:
+            raise ValueError(f"give {num_players} player names, got {len(self.names)}")
+        self.tally = Tally()
+        self.history: list[Event] = []
+        self._start_record()
+
+    # ------------------------------------------------------------------ state
+    def _default_names(self) -> list[str]:
+        names = []
+        for s in range(self.num_players):
+            if s == self.seat:
+                names.append("You")
+            else:
+                label = spec_label(self.specs[s])
+                names.append(
+                    f"P{s} {label}"
+                    + (" (partner)" if self.game == "tricks" and team_of(s) == team_of(self.seat) else "")
+                )
+        return names
+
+    def _start_record(self) -> None:
+        self.record = GameRecord(
+            self.game, self.num_players, self.rules.to_dict(), self.engine.position(0), moves=[], result=None
+        )
+
+    @property
+    def over(self) -> bool:
+        return int(self.engine.phase[0]) == self.engine.over_phase
+
+    @property
+    def current_player(self) -> int:
+        return int(self.engine.current_player[0])
+
+    @property
+    def human_to_act(self) -> bool:
+        return not self.over and self.current_player == self.seat
+
+    def legal_actions(self) -> list[str]:
+        """The person's legal actions now (none when it is not their turn)."""
+        if not self.human_to_act:
+            return []
+        mask = self.engine.legal_action_mask[0]
+        return [self.module.ACTION_NAMES[a] for a in np.flatnonzero(mask)]
+
+    def moves(self) -> list[Move]:
+        return list_moves(self.game, self.legal_actions())
+
+    def view(self) -> dict[str, Any]:
+        """What the person may see now, with their legal moves and the session's tally."""
+        pos = self.engine.position(0)
+        view = VIEWS[self.game](pos, self.seat, self.rules, self.names)
+        view["moves"] = [{"key": m.key, "label": m.label, "actions": list(m.actions)} for m in self.moves()]
+        view["over"] = self.over
+        view["tally"] = asdict(self.tally)
+        return view
+
+    # ------------------------------------------------------------------ moves
+    def parse(self, text: str) -> str | Choice:
+        """Typed input -> an action name or a follow-up question; :class:`MoveError` if neither."""
+        if not self.human_to_act:
+            raise MoveError("it is not your turn")
+        hand = self.view()["hand"]
+        return parse_move(self.game, text, self.moves(), hand)
+
+    def act(self, action: str) -> list[Event]:
+        """The person's move (an action name), then the agents' moves until the person's
+        next turn or the end of the game. An illegal move raises :class:`MoveError` and
+        changes nothing."""
+        if self.over:
+            raise MoveError("the game is over: start the next one")
+        if not self.human_to_act:
+            raise MoveError(f"it is not your turn: {self.names[self.current_player]} is to act")
+        legal = self.legal_actions()
+        if action not in legal:
+            raise MoveError(f"{action!r} is not legal now; legal: {', '.join(legal)}")
+        events = [self._step(self.module.action_id(action))]
+        return events + self.advance()
+
+    def advance(self) -> list[Event]:
+        """Let the agents play until the person is to act or the game is over."""
+        events = []
+        while not self.over and self.current_player != self.seat:
+            if len(events) >= MAX_AGENT_MOVES:
+                raise RuntimeError("the agents made too many moves in a row")
+            obs, mask = self.engine.observe()
+            action = int(self.policies[self.current_player](obs, mask)[0])
+            events.append(self._step(action))
+        return events
+
+    def next_game(self) -> list[Event]:
+        """Deal the next game (a new match in UNO) once this one is over."""
+        if not self.over:
+            raise MoveError("the game is still being played")
+        self.engine.reset()
+        self._start_record()
+        return self.advance()
+
+    def save_record(self, path: str | Path) -> Path:
+        """Save the current game (finished or not) as a JSON-lines game record."""
+        self.record.save(path)
+        return Path(path)
+
+    # ------------------------------------------------------------------ one step and its story
+    def _step(self, action: int) -> Event:
+        player = self.current_player
+        name = self.module.action_name(action)
+        before = self.engine.position(0)
+        _, _, rewards, done = self.engine.step(np.array([action]))
+        after = self.engine.position(0)
+        self.record.moves.append((player, name))
+        event = Event(player, self.names[player], name, "", {})
+        if self.game == "uno":
+            self._uno_story(event, before, after)
+        else:
+            self._tricks_story(event, before, after)
+        if done[0]:
+            self.record.result = {"rewards": rewards[0].tolist()}
+            event.game_over = self._game_over()
+        event.view = self.view()
+        revealed = event.view.get("revealed")
+        if revealed and player == self.seat and name == "challenge":
+            event.text += f"; you saw the hand of {self.names[revealed['player']]}: {' '.join(revealed['hand'])}"
+        self.history.append(event)
+        return event
+
+    def _received(self, before: dict[str, Any], after: dict[str, Any], key: str = "hands") -> list[str]:
+        """Cards that arrived in the person's own hand with this move."""
+        return sorted((Counter(after[key][self.seat]) - Counter(before[key][self.seat])).elements())
+
+    def _uno_story(self, event: Event, before: dict[str, Any], after: dict[str, Any]) -> None:
+        eng, p, action = self.engine, event.player, event.action
+        who = "You" if p == self.seat else self.names[p]
+        hand_ended = bool(eng.hand_ended[0])
+        verb, _, rest = action.partition(" ")
+        if verb == "play":
+            card, _, colour = rest.partition(" ")
+            text = f"{who} played {card}" + (f", naming {COLOUR_NAMES[COLOURS.index(colour)]}" if colour else "")
+        elif verb == "colour":
+            text = f"{who} named {COLOUR_NAMES[COLOURS.index(rest)]} for the starting Wild"
+        else:
+            text = {
+                "draw": f"{who} drew a card",
+                "pass": f"{who} kept the drawn card",
+                "challenge": f"{who} challenged the Wild Draw Four",
+                "accept": f"{who} accepted the Wild Draw Four",
+                "uno": f"{who} declared UNO!",
+                "silent": f"{who} did not declare UNO",
+            }[action]
+        if not hand_ended:
+            grew = [
+                (s, len(after["hands"][s]) - len(before["hands"][s]))
+                for s in range(self.num_players)
+                if len(after["hands"][s]) > len(before["hands"][s]) and not (s == p and action == "draw")
+            ]
+            for s, n in grew:
+                text += f"; {'you' if s == self.seat else self.names[s]} drew {n}"
+            got = self._received(before, after)
+            if got:
+                text += f" (you got {' '.join(got)})"
+        if hand_ended:
+            winner = int(eng.hand_winner[0])
+            points = [int(x) for x in eng.hand_points[0]]
+            scores = [int(x) for x in (eng.final_scores[0] if eng.phase[0] == eng.over_phase else eng.scores[0])]
+            text += f". {self.names[winner]} went out and the hand is over"
+            event.hand_over = {
+                "winner": winner,
+                "points": points,
+                "scores": scores,
+                "needed": [max(self.rules.target_score - s, 0) for s in scores] if self.rules.match else None,
+            }
+        event.text = text
+
+    def _tricks_story(self, event: Event, before: dict[str, Any], after: dict[str, Any]) -> None:
+        eng, p, action = self.engine, event.player, event.action
+        who = "You" if p == self.seat else self.names[p]
+        verb, _, rest = action.partition(" ")
+        if verb == "lay":
+            number, _, special = rest.partition(" ")
+            text = f"{who} laid {number}" + (f" with {special}" if special else "")
+        elif verb == "draw":
+            text = f"{who} drew {rest} number card{'s' if rest != '1' else ''}"
+            got = self._received(before, after)
+            if got:
+                text += f" ({' '.join(got)})"
+        elif verb == "return":
+            if p == self.seat:
+                text = f"You put {rest} back under the pile"
+            else:
+                text, event.action = f"{who} put a card back under the pile", "return a card"
+        elif verb == "swap":
+            other = (p + int(rest)) % 4
+            text = f"{who} swapped table cards with {'you' if other == self.seat else self.names[other]}"
+        else:
+            text = f"{who} kept the table as it is"
+        if eng.trick_ended[0]:
+            winner = int(eng.trick_winner[0])
+            gained = [a - b for a, b in zip(after["points"], before["points"], strict=True)]
+            trick = before.get("trick", 1)
+            if winner >= 0:
+                text += f". Trick {trick} goes to team {TEAM_NAMES[winner]} (+{gained[winner]})"
+            else:
+                text += f". Trick {trick} is annulled or tied: its cards go under the pile"
+            event.trick_over = {
+                "trick": trick,
+                "winner": TEAM_NAMES[winner] if winner >= 0 else None,
+                "table": before["table"],
+                "points": {"A": after["points"][0], "B": after["points"][1]},
+            }
+        event.text = text
+
+    def _game_over(self) -> dict[str, Any]:
+        eng = self.engine
+        winners = [int(s) for s in np.flatnonzero(eng.game_winners[0])]
+        scores = [int(x) for x in eng.final_scores[0]]
+        self.tally.games += 1
+        if self.game == "uno":
+            for s in winners:
+                self.tally.wins[self.names[s]] = self.tally.wins.get(self.names[s], 0) + 1
+            return {"winners": winners, "names": [self.names[s] for s in winners], "scores": scores}
+        teams = sorted({TEAM_NAMES[team_of(s)] for s in winners})
+        points = {"A": scores[0], "B": scores[1]}
+        for team in teams:
+            self.tally.wins[team] = self.tally.wins.get(team, 0) + 1
+        for team, value in points.items():
+            self.tally.points[team] = self.tally.points.get(team, 0) + value
+        return {"winners": winners, "teams": teams, "points": points}

@@ -1,0 +1,412 @@
+// unolab table: draws what the server's view says and sends back action names.
+// The server holds the game; this page never sees other players' cards.
+"use strict";
+
+const params = new URLSearchParams(location.search);
+const STEP_MS = params.has("fast") ? 0 : 550; // pause between the agents' moves
+const COLOUR_NAMES = { R: "red", Y: "yellow", G: "green", B: "blue" };
+const SYMBOLS = { S: "⊘", R: "⇄", "+2": "+2", W: "★", "W+4": "+4" };
+const WORD_BUTTONS = ["draw", "pass", "uno", "silent", "challenge", "accept"];
+
+const $ = (sel) => document.querySelector(sel);
+let tableId = sessionStorage.getItem("unolab-table");
+let view = null;
+let queue = [];
+let busy = false;
+let gameOver = null;
+
+function setState(state) { document.body.dataset.state = state; }
+
+async function api(path, body) {
+  const opts = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+  const res = await fetch(path, opts);
+  const data = await res.json();
+  if (!res.ok) throw new Error(data.error || res.statusText);
+  return data;
+}
+
+// ---------------------------------------------------------------- cards
+function cardParts(name) {
+  if (name === "W" || name === "W+4") return { colour: "W", kind: name };
+  return { colour: name[0], kind: name.slice(1) };
+}
+
+function cardEl(name, opts = {}) {
+  const { colour, kind } = cardParts(name);
+  const shown = opts.numberOnly ? kind : (SYMBOLS[kind] || kind);
+  const el = document.createElement(opts.button ? "button" : "div");
+  el.className = `card c-${colour}`;
+  el.dataset.card = name;
+  el.title = name;
+  el.innerHTML = `<span class="corner">${shown}</span><span class="mid"><b>${shown}</b></span><span class="corner br">${shown}</span>`;
+  if (opts.button) el.type = "button";
+  return el;
+}
+
+// ---------------------------------------------------------------- setup form
+function selectedGame() { return document.querySelector("input[name=game]:checked").value; }
+
+async function buildSeats() {
+  const options = await api("/api/options");
+  const game = selectedGame();
+  const info = options.games[game];
+  const n = game === "tricks" ? 4 : Math.max(2, Math.min(10, Number($("#players").value) || 2));
+  $("#players-row").hidden = game === "tricks";
+  $("#target-row").hidden = game === "tricks";
+  const seats = $("#seats");
+  const previous = [...seats.querySelectorAll("select")].map((s) => s.value);
+  seats.innerHTML = "";
+  for (let s = 1; s < n; s++) {
+    const row = document.createElement("div");
+    row.className = "seat";
+    const label = game === "tricks" ? (s === 2 ? `Seat 2 (your partner)` : `Seat ${s} (opponent)`) : `Seat ${s}`;
+    row.innerHTML = `<span>${label}</span>`;
+    const select = document.createElement("select");
+    select.dataset.seat = s;
+    for (const p of info.policies) {
+      const o = document.createElement("option");
+      o.value = p; o.textContent = p;
+      select.appendChild(o);
+    }
+    select.value = previous[s - 1] && info.policies.includes(previous[s - 1]) ? previous[s - 1] : info.default_opponent;
+    row.appendChild(select);
+    seats.appendChild(row);
+  }
+}
+
+async function startGame() {
+  $("#setup-error").textContent = "";
+  const game = selectedGame();
+  const body = {
+    game,
+    players: game === "tricks" ? 4 : Number($("#players").value),
+    opponents: [...document.querySelectorAll("#seats select")].map((s) => s.value),
+    target: Number($("#target").value),
+  };
+  if ($("#seed").value !== "") body.seed = Number($("#seed").value);
+  try {
+    const data = await api("/api/new", body);
+    tableId = data.id;
+    sessionStorage.setItem("unolab-table", tableId);
+    $("#log").innerHTML = "";
+    $("#setup").hidden = true;
+    $("#table").hidden = false;
+    gameOver = null;
+    $("#game-over").hidden = true;
+    view = data.view;
+    render();
+    play(data.events, data.view);
+  } catch (err) {
+    $("#setup-error").textContent = err.message;
+  }
+}
+
+// ---------------------------------------------------------------- events, one after another
+function play(events, finalView) {
+  queue.push(...events.map((e) => ({ event: e })));
+  queue.push({ final: finalView });
+  if (!busy) drain();
+}
+
+async function drain() {
+  busy = true;
+  setState("busy");
+  render();
+  while (queue.length) {
+    const item = queue.shift();
+    if (item.final) { view = item.final; continue; }
+    const e = item.event;
+    logLine(e);
+    view = e.view;
+    render();
+    if (e.hand_over && !e.game_over) await showHandOver(e);
+    if (e.game_over) gameOver = e;
+    if (e.player !== view.seat && STEP_MS) await new Promise((r) => setTimeout(r, STEP_MS));
+  }
+  busy = false;
+  render();
+  if (gameOver) showGameOver(gameOver);
+  setState(view.over ? "over" : view.moves.length ? "your-turn" : "waiting");
+}
+
+function logLine(e) {
+  const li = document.createElement("li");
+  li.textContent = e.text;
+  if (e.player === e.view.seat) li.className = "you";
+  $("#log").appendChild(li);
+  li.scrollIntoView({ block: "nearest" });
+}
+
+function showHandOver(e) {
+  const info = e.hand_over;
+  const names = e.view.players.map((p) => p.name);
+  $("#hand-over-title").textContent = `Hand over: ${names[info.winner]} went out`;
+  const order = names.map((_, s) => s).sort((a, b) => (e.view.scoring === "reverse" ? info.scores[a] - info.scores[b] : info.scores[b] - info.scores[a]));
+  let html = "<tr><th>player</th><th>this hand</th><th>total</th><th>needed</th></tr>";
+  for (const s of order) html += `<tr><td>${names[s]}</td><td>+${info.points[s]}</td><td>${info.scores[s]}</td><td>${info.needed ? info.needed[s] : ""}</td></tr>`;
+  $("#hand-over-table").innerHTML = html;
+  $("#hand-over").hidden = false;
+  setState("hand-over");
+  return new Promise((resolve) => {
+    $("#continue").onclick = () => { $("#hand-over").hidden = true; setState("busy"); resolve(); };
+  });
+}
+
+function showGameOver(e) {
+  const info = e.game_over;
+  let text;
+  if (e.view.game === "uno") text = `Match over: ${info.names.join(" and ")} won (${info.scores.join(" · ")})`;
+  else text = `Game over: team A ${info.points.A}, team B ${info.points.B}. Team ${info.teams.join(" and ")} wins`;
+  $("#game-over-text").textContent = text;
+  $("#game-over").hidden = false;
+}
+
+// ---------------------------------------------------------------- moves
+function legal() { return busy || !view ? [] : view.moves; }
+function moveFor(label) { return legal().find((m) => m.label === label); }
+
+async function send(action) {
+  $("#error").textContent = "";
+  busy = true;
+  setState("busy");
+  render();
+  try {
+    const data = await api("/api/move", { id: tableId, action });
+    busy = false;
+    play(data.events, data.view);
+  } catch (err) {
+    busy = false;
+    $("#error").textContent = err.message;
+    setState("your-turn");
+    render();
+  }
+}
+
+function pickColour(move, title) {
+  $("#colour-title").textContent = title;
+  for (const b of document.querySelectorAll("#colour-picker [data-colour]")) {
+    const action = move.actions.find((a) => a.endsWith(" " + b.dataset.colour));
+    b.disabled = !action;
+    b.onclick = () => { $("#colour-picker").hidden = true; send(action); };
+  }
+  $("#colour-picker").hidden = false;
+}
+
+function clickCard(name) {
+  if (view.game === "uno") {
+    const m = moveFor(name);
+    if (!m) return;
+    if (m.actions.length > 1) pickColour(m, `${name}: name a colour`);
+    else send(m.actions[0]);
+    return;
+  }
+  const number = cardParts(name).kind;
+  if (view.phase === "return") { send(`return ${number}`); return; }
+  const lays = legal().filter((m) => m.label === `lay ${number}` || m.label.startsWith(`lay ${number} `));
+  if (lays.length === 1) { send(lays[0].actions[0]); return; }
+  if (!lays.length) return;
+  $("#combo-title").textContent = `Lay ${number} with`;
+  const box = $("#combos");
+  box.innerHTML = "";
+  for (const m of lays) {
+    const b = document.createElement("button");
+    b.type = "button";
+    const extra = m.label.split(" ").slice(2).join(" ");
+    b.textContent = extra ? `with ${extra}` : "alone";
+    b.dataset.action = m.actions[0];
+    b.onclick = () => { $("#combo-picker").hidden = true; send(m.actions[0]); };
+    box.appendChild(b);
+  }
+  $("#combo-picker").hidden = false;
+}
+
+// ---------------------------------------------------------------- drawing the table
+function render() {
+  if (!view) return;
+  const moves = legal();
+  const labels = new Set(moves.map((m) => m.label));
+  for (const word of WORD_BUTTONS) {
+    const b = document.querySelector(`#actions [data-action=${word}]`);
+    b.hidden = view.game !== "uno" || !labels.has(word);
+  }
+  $("#draw-pile").disabled = !labels.has("draw");
+  $("#extra-actions").innerHTML = "";
+  if (view.game === "uno") renderUno(moves); else renderTricks(moves);
+  renderStandings();
+  $("#save-record").href = `/api/record?id=${encodeURIComponent(tableId)}`;
+  $("#prompt").textContent = busy ? "" : promptText();
+  const colourMove = moves.filter((m) => m.label.startsWith("colour "));
+  if (colourMove.length && !busy) pickColour({ actions: colourMove.map((m) => m.actions[0]) }, "The starting card is a Wild: name its colour");
+}
+
+function promptText() {
+  if (view.over) return "";
+  if (!view.moves.length) return `${view.players[view.current_player].name} is thinking…`;
+  const phase = view.phase;
+  if (view.game === "uno") {
+    if (phase === "uno") return "One card left: declare UNO!";
+    if (phase === "challenge") return `${view.players[view.challenge_from].name} played a Wild Draw Four on you: challenge or accept?`;
+    if (phase === "drawn") return `You drew ${view.drawn_card}: play it or keep it`;
+    if (phase === "colour") return "Name the colour of the starting Wild";
+    if (view.pending_draw) return `Stack a Draw Two or draw ${view.pending_draw}`;
+    return "Your turn: play a card or draw";
+  }
+  if (phase === "draw") return `Draw up to ${view.draw_limit} number cards`;
+  if (phase === "return") return `Click a number card to put it back (${view.returns_left} to go)`;
+  if (phase === "swap") return "Reverse: swap your table card with another seat's, or keep";
+  return "Your turn: click a number card to lay it";
+}
+
+function renderUno(moves) {
+  const opp = $("#opponents");
+  opp.className = "";
+  opp.innerHTML = "";
+  for (const p of view.players) {
+    if (p.you) continue;
+    const box = document.createElement("div");
+    box.className = "opponent" + (p.seat === view.current_player && !view.over ? " turn" : "");
+    box.dataset.seat = p.seat;
+    const backs = "<span></span>".repeat(Math.min(p.cards, 12));
+    box.innerHTML = `<div class="name">${p.name}</div><div class="backs">${backs}</div>
+      <div><b class="count">${p.cards}</b> cards · ${p.score} pts ${p.uno ? '<span class="uno-badge">UNO</span>' : ""}</div>`;
+    opp.appendChild(box);
+  }
+  const top = $("#top");
+  top.innerHTML = "";
+  top.appendChild(cardEl(view.top));
+  const arrow = view.direction === 1 ? "↻ seat order" : "↺ reverse order";
+  const colour = view.colour ? `<span class="colour-dot c-${view.colour}"></span>${view.colour_name}` : "to be named";
+  $("#status-line").innerHTML = `Colour ${colour} · ${arrow} · draw pile ${view.draw_pile} · hand ${view.hand_number}` +
+    (view.revealed ? `<br>You saw ${view.players[view.revealed.player].name}'s hand: ${view.revealed.hand.join(" ")}` : "");
+  $("#pile-area").hidden = false;
+  const hand = $("#hand");
+  hand.innerHTML = "";
+  const playable = new Set(moves.map((m) => m.label));
+  for (const name of view.hand) {
+    const el = cardEl(name, { button: true });
+    if (playable.has(name)) el.classList.add("playable");
+    el.onclick = () => clickCard(name);
+    hand.appendChild(el);
+  }
+  $("#specials").innerHTML = "";
+}
+
+function renderTricks(moves) {
+  const opp = $("#opponents");
+  opp.className = "tricks";
+  opp.innerHTML = "";
+  const areas = ["bottom", "left", "top", "right"]; // relative to you
+  for (const p of view.players) {
+    const rel = (p.seat - view.seat + 4) % 4;
+    const box = document.createElement("div");
+    box.className = `seatbox team-${p.team}` + (p.seat === view.current_player && !view.over ? " turn" : "");
+    box.style.gridArea = areas[rel];
+    box.dataset.seat = p.seat;
+    const who = p.you ? "You" : p.name;
+    box.innerHTML = `<div><b>${who}</b> · <span class="team">team ${p.team}</span></div>
+      <div>${p.numbers} numbers · ${p.specials} specials</div><div class="laid"></div>`;
+    const laid = box.querySelector(".laid");
+    if (p.table) {
+      laid.appendChild(cardEl(p.table.card, { numberOnly: true }));
+      if (p.table.added) laid.appendChild(cardEl(p.table.added, { numberOnly: true }));
+      for (const s of p.table.specials) laid.appendChild(cardEl(s));
+      if (p.table.forced) laid.insertAdjacentHTML("beforeend", '<span class="forced">duplicate: 0</span>');
+    }
+    opp.appendChild(box);
+  }
+  const mid = document.createElement("div");
+  mid.id = "team-points";
+  mid.innerHTML = `Trick ${view.trick}/10<br>team A <b>${view.points.A}</b> · team B <b>${view.points.B}</b>` +
+    (view.annulled ? "<br>annulled by a Skip" : "");
+  opp.appendChild(mid);
+  $("#pile-area").hidden = true;
+  $("#status-line").textContent = `You are team ${view.team} · number pile ${view.number_pile} · special pile ${view.special_pile}`;
+  const hand = $("#hand");
+  hand.innerHTML = "";
+  const labels = moves.map((m) => m.label);
+  for (const name of view.hand) {
+    const n = cardParts(name).kind;
+    const el = cardEl(name, { button: true, numberOnly: true });
+    const ok = view.phase === "return" ? labels.includes(`return ${n}`) : labels.some((l) => l === `lay ${n}` || l.startsWith(`lay ${n} `));
+    if (ok) el.classList.add("playable");
+    el.onclick = () => clickCard(name);
+    hand.appendChild(el);
+  }
+  const specials = $("#specials");
+  specials.innerHTML = "";
+  for (const name of view.specials) specials.appendChild(cardEl(name));
+  const extra = $("#extra-actions");
+  for (const m of moves) {
+    const verb = m.label.split(" ")[0];
+    if (verb === "draw" || verb === "swap" || verb === "keep") {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset.action = m.actions[0];
+      if (verb === "swap") {
+        const other = (view.seat + Number(m.label.split(" ")[1])) % 4;
+        b.textContent = `Swap with ${view.players[other].name}`;
+      } else if (verb === "draw") b.textContent = `Draw ${m.label.split(" ")[1]}`;
+      else b.textContent = "Keep the table";
+      b.onclick = () => send(m.actions[0]);
+      extra.appendChild(b);
+    }
+  }
+}
+
+function renderStandings() {
+  const t = $("#standings");
+  if (view.game === "uno") {
+    const rows = [...view.players].sort((a, b) => (view.scoring === "reverse" ? a.score - b.score : b.score - a.score));
+    let html = `<tr><th>player</th><th>score</th><th>needed</th></tr>`;
+    for (const p of rows) html += `<tr class="${p.you ? "you" : ""}" data-seat="${p.seat}"><td>${p.name}</td><td>${p.score}</td><td>${p.needed ?? ""}</td></tr>`;
+    t.innerHTML = html;
+  } else {
+    t.innerHTML = `<tr><th>team</th><th>this game</th><th>games won</th></tr>` +
+      ["A", "B"].map((k) => `<tr class="${view.team === k ? "you" : ""}"><td>team ${k}</td><td>${view.points[k]}</td><td>${view.tally.wins[k] || 0}</td></tr>`).join("");
+  }
+  $("#tally").textContent = view.tally.games ? `Games finished: ${view.tally.games}` : "";
+}
+
+// ---------------------------------------------------------------- wiring
+document.querySelectorAll("input[name=game]").forEach((r) => r.addEventListener("change", buildSeats));
+$("#players").addEventListener("change", buildSeats);
+document.querySelectorAll(".preset").forEach((b) => b.addEventListener("click", () => {
+  document.querySelectorAll(".preset").forEach((x) => x.classList.remove("selected"));
+  b.classList.add("selected");
+  $("#target").value = b.dataset.target;
+}));
+$("#start").addEventListener("click", startGame);
+for (const word of WORD_BUTTONS) document.querySelector(`#actions [data-action=${word}]`).addEventListener("click", () => send(word));
+$("#draw-pile").addEventListener("click", () => { if (moveFor("draw")) send("draw"); });
+$("#colour-cancel").addEventListener("click", () => { $("#colour-picker").hidden = true; });
+$("#combo-cancel").addEventListener("click", () => { $("#combo-picker").hidden = true; });
+$("#new-game").addEventListener("click", () => {
+  sessionStorage.removeItem("unolab-table");
+  $("#table").hidden = true; $("#setup").hidden = false; $("#game-over").hidden = true;
+  setState("setup");
+});
+$("#next-game").addEventListener("click", async () => {
+  $("#game-over").hidden = true;
+  gameOver = null;
+  setState("busy");
+  try {
+    const data = await api("/api/next", { id: tableId });
+    play(data.events, data.view);
+  } catch (err) { $("#error").textContent = err.message; }
+});
+
+(async function init() {
+  await buildSeats();
+  if (tableId) { // a reload resumes the table the server still holds
+    try {
+      const data = await api(`/api/state?id=${encodeURIComponent(tableId)}`);
+      view = data.view;
+      $("#setup").hidden = true;
+      $("#table").hidden = false;
+      render();
+      setState(view.over ? "over" : view.moves.length ? "your-turn" : "waiting");
+      return;
+    } catch (err) { sessionStorage.removeItem("unolab-table"); }
+  }
+  setState("setup");
+})();

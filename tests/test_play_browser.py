@@ -1,0 +1,173 @@
+"""The game page in headless Chromium: whole games played by clicking, as a person would.
+
+Set ``UNOLAB_SCREENSHOTS=1`` to refresh the README's screenshots in ``docs/screenshots``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tabletop.web import create_app
+
+SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+#: A 2-player deal (against ``random``, match to 1 point: one hand) in which the clicking
+#: strategy below plays a Wild with the colour picker and declares UNO before going out.
+UNO_SEED = 6
+IDLE = "['your-turn', 'hand-over', 'over'].includes(document.body.dataset.state)"
+
+
+def shoot(page: Any, name: str) -> None:
+    if os.environ.get("UNOLAB_SCREENSHOTS") == "1":
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / name))
+
+
+@pytest.fixture
+def app_url(live_server: Any, tmp_path: Path) -> str:
+    return live_server(create_app(store_path=tmp_path / "scores.json"))
+
+
+def deal(
+    page: Any, url: str, game: str, seed: int, opponents: str = "random", players: int = 2, target: int = 1
+) -> None:
+    page.goto(f"{url}/?fast=1")
+    page.wait_for_function("document.body.dataset.state === 'setup'")
+    page.check(f"input[name=game][value={game}]")
+    if game == "uno":
+        page.fill("#players", str(players))
+        page.dispatch_event("#players", "change")
+        page.fill("#target", str(target))
+    page.wait_for_function(
+        f"document.querySelectorAll('#seats select').length === {3 if game == 'tricks' else players - 1}"
+    )
+    for select in page.query_selector_all("#seats select"):
+        select.select_option(opponents)
+    page.fill("#seed", str(seed))
+    page.click("#start")
+    page.wait_for_function(IDLE)
+
+
+def visible(page: Any, selector: str) -> bool:
+    el = page.query_selector(selector)
+    return el is not None and el.is_visible()
+
+
+def play_uno_by_clicking(page: Any) -> dict[str, int]:
+    """Play until the match is over: declare UNO, accept +4s, prefer Wilds, else the first
+    playable card, else keep the drawn card, else draw. Returns what was clicked."""
+    clicks = {"uno": 0, "colour": 0, "card": 0, "draw": 0, "continue": 0}
+    for _ in range(400):
+        page.wait_for_function(IDLE)
+        state = page.evaluate("document.body.dataset.state")
+        if state == "over":
+            return clicks
+        if state == "hand-over":
+            page.click("#continue")
+            clicks["continue"] += 1
+            continue
+        if visible(page, "#colour-picker"):  # the starting card was a Wild
+            page.click("#colour-picker [data-colour]:not([disabled])")
+            clicks["colour"] += 1
+        elif visible(page, "#btn-uno"):
+            page.click("#btn-uno")
+            clicks["uno"] += 1
+        elif visible(page, "#btn-accept"):
+            page.click("#btn-accept")
+        elif page.query_selector("#hand .card.playable"):
+            if clicks["card"] == 2:
+                shoot(page, "play_uno.png")
+            wild = page.query_selector("#hand .card.playable[data-card^='W']")
+            page.click("#hand .card.playable[data-card^='W']" if wild else "#hand .card.playable")
+            clicks["card"] += 1
+            if wild:
+                page.wait_for_selector("#colour-picker", state="visible")
+                shoot(page, "play_colour_picker.png")
+                page.click("#colour-picker [data-colour='G']")
+                clicks["colour"] += 1
+        elif visible(page, "#btn-pass"):
+            page.click("#btn-pass")
+        else:
+            page.click("#draw-pile")
+            clicks["draw"] += 1
+    raise AssertionError("the game did not end within 400 clicks")
+
+
+def test_whole_uno_hand_by_clicking(app_url: str, page: Any) -> None:
+    deal(page, app_url, "uno", UNO_SEED)
+    assert page.locator("#hand .card").count() == 7
+    assert page.locator("#opponents .opponent").count() == 1
+    clicks = play_uno_by_clicking(page)
+    assert clicks["uno"] >= 1 and clicks["colour"] >= 1 and clicks["card"] >= 2
+    banner = page.text_content("#game-over-text")
+    assert "Match over: You won" in banner
+    assert page.locator("#log li").count() >= clicks["card"]
+    log = page.text_content("#log")
+    assert "You declared UNO!" in log and "naming green" in log
+    # the standings show the match points; the record of the finished game downloads
+    assert int(page.text_content("#standings tr.you td:nth-child(2)")) > 0
+    with page.expect_download() as download:
+        page.click("#save-record")
+    text = Path(download.value.path()).read_text()
+    assert text.startswith('{"type": "header", "game": "uno"') and '"type": "result"' in text
+
+
+def test_page_never_receives_hidden_cards(app_url: str, page: Any) -> None:
+    """Everything the server sends is the person's view: no other hand, pile order or seed."""
+    bodies: list[str] = []
+    page.on("response", lambda r: bodies.append(r.text()) if "/api/" in r.url else None)
+    deal(page, app_url, "uno", UNO_SEED, players=3)
+    assert bodies
+    for body in bodies:
+        for secret in ('"hands"', '"draw_pile": [', '"rng"', '"guilty"', '"game_seed"'):
+            assert secret not in body
+
+
+def test_trick_game_by_clicking(app_url: str, page: Any) -> None:
+    deal(page, app_url, "tricks", seed=2, opponents="heuristic")
+    assert page.locator("#opponents .seatbox").count() == 4
+    turns = 0
+    for _ in range(300):
+        page.wait_for_function(IDLE)
+        if page.evaluate("document.body.dataset.state") == "over":
+            break
+        if page.query_selector("#hand .card.playable"):
+            turns += 1
+            if turns == 3:
+                shoot(page, "play_tricks.png")
+            page.click("#hand .card.playable")
+            if visible(page, "#combo-picker"):
+                page.click("#combos button")
+        else:
+            page.click("#extra-actions button")
+    assert "Game over: team A" in page.text_content("#game-over-text")
+    assert page.locator("#standings tr").count() == 3
+    # the next deal starts from the same page
+    page.click("#next-game")
+    page.wait_for_function(IDLE)
+    assert page.evaluate("document.body.dataset.state") == "your-turn"
+    assert page.locator("#hand .card").count() == 10
+
+
+def test_reload_resumes_the_table(app_url: str, page: Any) -> None:
+    deal(page, app_url, "uno", UNO_SEED, target=500)
+    hand = page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)")
+    page.reload()
+    page.wait_for_function(IDLE)
+    assert page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)") == hand
+
+
+def test_bad_move_shows_error_and_changes_nothing(app_url: str, page: Any) -> None:
+    deal(page, app_url, "uno", UNO_SEED, target=500)
+    hand = page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)")
+    # a card the engine refuses (not playable now), sent the way a tampered page would
+    blocked = page.query_selector("#hand .card:not(.playable)")
+    assert blocked is not None
+    name = blocked.get_attribute("data-card")
+    page.evaluate(f"send('play {name}')" if not name.startswith("W") else "send('play W R')")
+    page.wait_for_function("document.querySelector('#error').textContent.length > 0")
+    assert "not legal" in page.text_content("#error")
+    assert page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)") == hand

@@ -1,0 +1,259 @@
+"""Playing against the agents: move parsing, prompts, hidden information, whole games.
+
+Positions are built by hand (``tests/uno_helpers.position``) so each situation the
+person meets (a Wild to name, UNO to declare, a Wild Draw Four to answer) is certain.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from envs.records import GameRecord, verify
+from tabletop.moves import Choice, MoveError, list_moves, parse_move
+from tabletop.session import TableSession, opponent_spec
+from tabletop.terminal import TerminalGame, phase_prompt
+from tests.uno_helpers import position
+
+SECRETS = ("hands", "draw_pile_cards", "rng", "guilty", "game_seed", "number_pile_cards", "points_piles")
+
+
+def keys_of(value: Any) -> set[str]:
+    """Every key of nested dicts and lists."""
+    if isinstance(value, dict):
+        return set(value) | set().union(*(keys_of(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(keys_of(v) for v in value)) if value else set()
+    return set()
+
+
+def uno_session(pos: dict[str, Any], opponents: tuple[str, ...] = ("random",), **kwargs: Any) -> TableSession:
+    return TableSession("uno", pos["num_players"], opponents, position=pos, **kwargs)
+
+
+# ---------------------------------------------------------------- reading typed moves
+UNO_LEGAL = ["play R7", "play W R", "play W Y", "play W G", "play W B", "draw"]
+
+
+@pytest.mark.parametrize(
+    ("text", "action"),
+    [
+        ("R7", "play R7"),
+        ("r7", "play R7"),
+        ("play R7", "play R7"),
+        ("  W   G ", "play W G"),
+        ("w green", "play W G"),
+        ("draw", "draw"),
+        ("d", "draw"),
+        ("1", "play R7"),
+        ("3", "draw"),
+    ],
+)
+def test_typed_uno_moves(text: str, action: str) -> None:
+    moves = list_moves("uno", UNO_LEGAL)
+    assert [m.label for m in moves] == ["R7", "W", "draw"]
+    assert parse_move("uno", text, moves) == action
+
+
+def test_a_wild_alone_asks_for_its_colour() -> None:
+    moves = list_moves("uno", UNO_LEGAL)
+    for text in ("W", "2"):
+        choice = parse_move("uno", text, moves)
+        assert isinstance(choice, Choice)
+        assert choice.resolve("b") == "play W B"
+        assert choice.resolve("Yellow") == "play W Y"
+        with pytest.raises(MoveError, match="not one of"):
+            choice.resolve("purple")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "type a move"),
+        ("9", "no move has key 9"),
+        ("G3", "you do not hold G3"),
+        ("R8", "R8 cannot be played now"),
+        ("hello", "is not a move"),
+        ("pass", "is not a move"),
+    ],
+)
+def test_bad_uno_input_says_what_is_allowed(text: str, message: str) -> None:
+    moves = list_moves("uno", UNO_LEGAL)
+    with pytest.raises(MoveError, match=message) as err:
+        parse_move("uno", text, moves, hand=["R7", "R8", "W"])
+    assert text == "" or "R7" in str(err.value)
+
+
+def test_typed_trick_game_moves() -> None:
+    moves = list_moves("tricks", ["lay 3", "lay 3 +2", "lay 7", "lay 7 skip"])
+    assert parse_move("tricks", "7 skip", moves) == "lay 7 skip"
+    assert parse_move("tricks", "lay 7", moves) == "lay 7"
+    assert parse_move("tricks", "2", moves) == "lay 3 +2"  # a bare number is a key
+    draws = list_moves("tricks", ["draw 0", "draw 1", "draw 2", "keep"])
+    assert parse_move("tricks", "draw 2", draws) == "draw 2"
+    assert parse_move("tricks", "k", draws) == "keep"
+    with pytest.raises(MoveError, match="not a legal move"):
+        parse_move("tricks", "draw 4", draws)
+
+
+# ---------------------------------------------------------------- the person's moves in a game
+def test_wild_colour_uno_and_challenge_prompts() -> None:
+    # P0 holds W and R7 on a red top: playing R7 leaves one card and asks for UNO
+    pos = position([["R7", "W"], ["G2", "G3", "Y4"]], top="R5")
+    session = uno_session(pos)
+    assert phase_prompt(session.view()) == "Your move"
+    assert isinstance(session.parse("W"), Choice)
+    session.act("play R7")
+    view = session.view()
+    assert view["phase"] == "uno"
+    assert "declare UNO" in phase_prompt(view)
+    assert session.parse("u") == "uno"
+    events = session.act("uno")
+    assert events[0].text == "You declared UNO!"
+    assert session.view()["players"][0]["uno"] or session.over or len(session.view()["hand"]) != 1
+
+
+def test_challenged_hand_is_shown_to_the_challenger_only() -> None:
+    # P1 (an agent) plays a bluffing W+4 on P2 (an agent who always challenges); P0 (the person) watches
+    pos = position([["R1", "R2", "R3"], ["W+4", "R9", "G1"], ["Y1", "Y2"]], top="R5", current=1)
+    session = uno_session(
+        pos, opponents=({"name": "heuristic", "bluff": 1.0}, {"name": "heuristic", "challenge": "always"})
+    )
+    events = session.advance()
+    texts = " | ".join(e.text for e in events)
+    assert "P1 heuristic" in texts and "played W+4" in texts and "challenged" in texts
+    for event in events:
+        assert event.view["revealed"] is None
+        assert not keys_of(event.view) & set(SECRETS)
+
+
+def test_the_person_sees_the_hand_they_challenged() -> None:
+    pos = position([["R1", "R2"], ["W+4", "R9", "G1"]], top="R5", current=1)
+    session = uno_session(pos, opponents=({"name": "heuristic", "bluff": 1.0},))
+    session.advance()
+    view = session.view()
+    assert view["phase"] == "challenge" and view["challenge_from"] == 1
+    assert "challenge it?" in phase_prompt(view)
+    assert session.parse("c") == "challenge"
+    events = session.act("challenge")
+    assert "you saw the hand of P1 heuristic(bluff=1.0): R9 G1" in events[0].text
+    assert "P1 heuristic(bluff=1.0) drew 4" in events[0].text  # the bluff was caught
+
+
+def test_bad_input_changes_nothing() -> None:
+    session = TableSession("uno", 3, ["heuristic"], seed=4)
+    before = session.engine.position(0)
+    for text in ("Z9", "", "42", "challenge"):
+        with pytest.raises(MoveError):
+            session.parse(text)
+    with pytest.raises(MoveError, match="not legal"):
+        session.act("play W+4 R" if "play W+4 R" not in session.legal_actions() else "challenge")
+    assert session.engine.position(0) == before
+    assert session.record.moves == []
+
+
+def test_views_hold_only_what_the_person_may_know() -> None:
+    for game, players in (("uno", 4), ("tricks", 4)):
+        session = TableSession(game, players, ["random"], seed=11)
+        session.advance()
+        for _ in range(30):
+            if session.over:
+                break
+            view = session.view()
+            assert not keys_of(view) & set(SECRETS)
+            own = view["hand"]
+            assert sorted(own) == sorted(session.engine.position(0)["hands"][0])
+            for p in view["players"]:
+                assert isinstance(p.get("cards", p.get("numbers")), int)  # the others: counts only
+            session.act(session.legal_actions()[0])
+
+
+def test_a_whole_uno_match_and_its_record_replays(tmp_path: Any) -> None:
+    session = TableSession("uno", 3, ["heuristic", "agent"], seed=2, target=150)
+    session.advance()
+    hands_over = 0
+    while not session.over:
+        events = session.act(session.legal_actions()[-1])
+        hands_over += sum(e.hand_over is not None for e in events)
+    final = session.history[-1]
+    assert final.game_over is not None and final.hand_over is not None
+    scores = final.game_over["scores"]
+    assert max(scores) >= 150 and hands_over >= 1
+    assert session.tally.games == 1 and sum(session.tally.wins.values()) == len(final.game_over["winners"])
+    path = session.save_record(tmp_path / "match.jsonl")
+    last = verify(GameRecord.load(path))
+    assert last is not None and last.done
+    session.next_game()
+    assert not session.over and session.view()["players"][0]["score"] == 0
+
+
+def test_a_whole_trick_game_keeps_a_tally() -> None:
+    session = TableSession("tricks", 4, ["heuristic", "agent", "heuristic"], seed=5)
+    assert session.names[2] == "P2 agent (partner)"
+    session.advance()
+    while not session.over:
+        events = session.act(session.legal_actions()[0])
+        for e in events:
+            if e.action == "return a card":
+                assert e.player != 0
+    assert sum(e.trick_over is not None for e in session.history) == 10
+    assert session.tally.games == 1 and set(session.tally.points) == {"A", "B"}
+
+
+def test_opponent_specs() -> None:
+    assert opponent_spec("uno", 2, "heuristic") == "heuristic"
+    assert opponent_spec("uno", 2, "agent")["checkpoint"].endswith("uno_2p_ppo.pt")
+    assert opponent_spec("uno", 5, "agent")["checkpoint"].endswith("uno_4p_ppo.pt")
+    with pytest.raises(ValueError, match="unknown policy|not a|known"):
+        opponent_spec("uno", 2, "superhuman")
+    with pytest.raises(ValueError, match="only 'agent'"):
+        opponent_spec("uno", 2, "heuristic:x.pt")
+    with pytest.raises(ValueError, match="give 1 or 2 opponent"):
+        TableSession("uno", 3, ["random", "random", "random"])
+
+
+# ---------------------------------------------------------------- the terminal
+def run_terminal(session: TableSession, lines: list[str], **kwargs: Any) -> str:
+    feed = iter(lines)
+
+    def answer(prompt: str) -> str:
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError from None
+
+    out = io.StringIO()
+    TerminalGame(session, input_fn=answer, console=Console(file=out, width=120), **kwargs).run()
+    return out.getvalue()
+
+
+def test_terminal_prompts_again_after_bad_input() -> None:
+    pos = position([["R7", "W", "G2"], ["G5", "G3", "Y4"]], top="R5")
+    session = uno_session(pos)
+    text = run_terminal(session, ["R9", "xyz", "help", "W", "purple", "green", "quit"])
+    assert "you do not hold R9" in text
+    assert "is not a move" in text
+    assert "Type a key from the list" in text
+    assert "not one of" in text
+    assert "You played W, naming green" in text
+    assert session.record.moves[0] == (0, "play W G")
+
+
+def test_terminal_plays_a_whole_match_and_saves_it(tmp_path: Any) -> None:
+    session = TableSession("uno", 2, ["random"], seed=6, target=1)
+    record = tmp_path / "game.jsonl"
+    text = run_terminal(session, ["1"] * 300, record_path=record)
+    assert "Match over" in text and "Hand over" in text
+    assert json.loads(record.read_text().splitlines()[0])["game"] == "uno"
+    assert verify(GameRecord.load(record)).done
+
+
+def test_terminal_trick_game() -> None:
+    session = TableSession("tricks", 4, ["heuristic"], seed=1)
+    text = run_terminal(session, ["1"] * 200)
+    assert "Trick game · trick 1" in text
+    assert "Game over: team A" in text

@@ -1,0 +1,104 @@
+"""The game server's API: new tables, moves, refusals that change nothing, records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from envs.records import GameRecord, verify
+from tabletop.web import create_app
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    return TestClient(create_app(store_path=tmp_path / "scores.json"))
+
+
+def new_table(client: TestClient, **body: Any) -> dict[str, Any]:
+    res = client.post("/api/new", json={"game": "uno", "players": 2, "opponents": ["random"], "seed": 6, **body})
+    assert res.status_code == 200, res.text
+    return res.json()
+
+
+def test_options_and_page(client: TestClient) -> None:
+    options = client.get("/api/options").json()["games"]
+    assert {"random", "heuristic", "agent"} <= set(options["uno"]["policies"])
+    assert options["tricks"]["players"] == [4, 4]
+    page = client.get("/")
+    assert page.status_code == 200 and "game.js" in page.text
+    assert client.get("/static/game.js").status_code == 200
+    assert client.get("/score/").status_code == 200  # Score Buddy is served by the same app
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"game": "chess"}, "game must be 'uno' or 'tricks'"),
+        ({"players": 11}, "2 to 10 players"),
+        ({"opponents": ["superhuman"]}, "superhuman"),
+        ({"target": "lots"}, "target must be an integer"),
+        ({"colour": "red"}, "unknown field"),
+        ({"rules": {"stacking": "yes"}}, "stacking"),
+    ],
+)
+def test_new_table_refuses_bad_setups(client: TestClient, body: dict[str, Any], message: str) -> None:
+    res = client.post("/api/new", json={"game": "uno", "players": 2, "opponents": "random", **body})
+    assert res.status_code == 400
+    assert message in res.json()["error"]
+
+
+def test_a_move_and_a_refused_move(client: TestClient) -> None:
+    data = new_table(client)
+    table, view = data["id"], data["view"]
+    assert view["seat"] == 0 and len(view["hand"]) == 7
+    legal = [a for m in view["moves"] for a in m["actions"]]
+    illegal = next(a for a in ("play W+4 R", "challenge", "pass", "uno") if a not in legal)
+    res = client.post("/api/move", json={"id": table, "action": illegal})
+    assert res.status_code == 400
+    assert "not legal" in res.json()["error"] and sorted(res.json()["legal"]) == sorted(legal)
+    assert client.get(f"/api/state?id={table}").json()["view"] == view  # nothing changed
+    res = client.post("/api/move", json={"id": table, "action": legal[0]})
+    assert res.status_code == 200
+    events = res.json()["events"]
+    assert events[0]["player"] == 0 and events[0]["action"] == legal[0]
+    assert all(e["player"] != 0 for e in events[1:])
+
+
+def test_unknown_table_and_bad_bodies(client: TestClient) -> None:
+    assert client.get("/api/state?id=nope").status_code == 404
+    assert client.post("/api/move", json={"id": "nope", "action": "draw"}).status_code == 404
+    assert client.post("/api/move", content=b"not json").status_code == 400
+    table = new_table(client)["id"]
+    res = client.post("/api/move", json={"id": table, "action": 3})
+    assert res.status_code == 400 and "action name" in res.json()["error"]
+    res = client.post("/api/next", json={"id": table})
+    assert res.status_code == 400 and "still being played" in res.json()["error"]
+
+
+def test_a_whole_match_through_the_api_and_its_record(client: TestClient) -> None:
+    data = new_table(client, target=1)
+    table, view = data["id"], data["view"]
+    for _ in range(500):
+        if view["over"]:
+            break
+        res = client.post("/api/move", json={"id": table, "action": view["moves"][0]["actions"][0]})
+        assert res.status_code == 200, res.text
+        view = res.json()["view"]
+    assert view["over"] and view["tally"]["games"] == 1
+    record = client.get(f"/api/record?id={table}")
+    assert record.headers["content-disposition"].startswith("attachment")
+    last = verify(GameRecord.from_lines(record.text.splitlines()))
+    assert last is not None and last.done
+    nxt = client.post("/api/next", json={"id": table}).json()["view"]
+    assert not nxt["over"] and all(p["score"] == 0 for p in nxt["players"])
+
+
+def test_trick_game_table(client: TestClient) -> None:
+    res = client.post("/api/new", json={"game": "tricks", "opponents": "heuristic,agent,heuristic", "seed": 3})
+    view = res.json()["view"]
+    assert view["game"] == "tricks" and view["team"] == "A" and len(view["hand"]) == 10
+    assert [p["partner"] for p in view["players"]] == [False, False, True, False]
+    assert "agent" in view["players"][2]["name"]
