@@ -12,8 +12,6 @@ the opponent pool), which an exported agent leaves out.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -22,6 +20,7 @@ import torch
 
 from agents.network import ActorCritic
 from agents.policy import SeededPolicy, as_masks, check_chosen
+from envs.atomic import write_atomically
 
 FORMAT = "unolab-agent"
 VERSION = 1
@@ -29,21 +28,9 @@ MODES = ("greedy", "sample")
 
 
 def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> Path:
-    """Write ``payload`` to ``path`` atomically: a temporary file in the same folder, then a
-    rename, so a crash mid-write leaves the previous checkpoint intact."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save({"format": FORMAT, "version": VERSION, **payload}, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    """Write ``payload`` to ``path`` atomically (:func:`envs.atomic.write_atomically`), so a
+    crash mid-write leaves the previous checkpoint intact."""
+    return write_atomically(path, lambda f: torch.save({"format": FORMAT, "version": VERSION, **payload}, f))
 
 
 def load_checkpoint(path: str | Path, game: str | None = None) -> dict[str, Any]:

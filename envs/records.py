@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from envs.atomic import write_atomically
+
 FORMAT_VERSION = 1
 GAMES = {"uno": "envs.uno", "tricks": "envs.uno_tricks"}
 
@@ -69,11 +71,8 @@ class GameRecord:
         return lines
 
     def save(self, path: str | Path) -> None:
-        """Write the record (atomically: a temporary file renamed into place)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text("\n".join(self.to_lines()) + "\n")
-        tmp.replace(path)
+        """Write the record atomically (:func:`envs.atomic.write_atomically`)."""
+        write_atomically(path, "\n".join(self.to_lines()) + "\n")
 
     @classmethod
     def from_lines(cls, lines: Sequence[str]) -> GameRecord:

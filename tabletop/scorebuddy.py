@@ -21,9 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.atomic import write_atomically
 from envs.cards import TYPE_COPIES, TYPE_VALUE, check_within_deck, counts_from_names, hand_points
 from envs.uno.rules import MAX_PLAYERS, MIN_PLAYERS, UnoRules
 
@@ -295,18 +294,7 @@ class ScoreBook:
 
     def save(self, path: str | Path) -> None:
         """Write the book atomically: a temporary file in the same folder, synced, then renamed."""
-        path = Path(path)
-        text = json.dumps(self.to_dict(), indent=1) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> ScoreBook:

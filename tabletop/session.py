@@ -270,9 +270,12 @@ class TableSession:
         """Cards that arrived in the person's own hand with this move."""
         return sorted((Counter(after[key][self.seat]) - Counter(before[key][self.seat])).elements())
 
+    def _who(self, seat: int, you: str = "You") -> str:
+        return you if seat == self.seat else self.names[seat]
+
     def _uno_story(self, event: Event, before: dict[str, Any], after: dict[str, Any]) -> None:
         eng, p, action = self.engine, event.player, event.action
-        who = "You" if p == self.seat else self.names[p]
+        who = self._who(p)
         hand_ended = bool(eng.hand_ended[0])
         verb, _, rest = action.partition(" ")
         if verb == "play":
@@ -296,7 +299,7 @@ class TableSession:
                 if len(after["hands"][s]) > len(before["hands"][s]) and not (s == p and action == "draw")
             ]
             for s, n in grew:
-                text += f"; {'you' if s == self.seat else self.names[s]} drew {n}"
+                text += f"; {self._who(s, 'you')} drew {n}"
             got = self._received(before, after)
             if got:
                 text += f" (you got {' '.join(got)})"
@@ -315,7 +318,7 @@ class TableSession:
 
     def _tricks_story(self, event: Event, before: dict[str, Any], after: dict[str, Any]) -> None:
         eng, p, action = self.engine, event.player, event.action
-        who = "You" if p == self.seat else self.names[p]
+        who = self._who(p)
         verb, _, rest = action.partition(" ")
         if verb == "lay":
             number, _, special = rest.partition(" ")
@@ -332,7 +335,7 @@ class TableSession:
                 text, event.action = f"{who} put a card back under the pile", "return a card"
         elif verb == "swap":
             other = (p + int(rest)) % 4
-            text = f"{who} swapped table cards with {'you' if other == self.seat else self.names[other]}"
+            text = f"{who} swapped table cards with {self._who(other, 'you')}"
         else:
             text = f"{who} kept the table as it is"
         if eng.trick_ended[0]:
