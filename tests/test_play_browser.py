@@ -15,8 +15,9 @@ from tabletop.web import create_app
 
 SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 #: A 2-player deal (against ``random``, match to 1 point: one hand) in which the clicking
-#: strategy below plays a Wild with the colour picker and declares UNO before going out.
-UNO_SEED = 6
+#: strategy below plays a Wild with the colour picker, challenges a Wild Draw Four and
+#: declares UNO before going out.
+UNO_SEED = 13
 IDLE = "['your-turn', 'hand-over', 'over'].includes(document.body.dataset.state)"
 
 
@@ -57,9 +58,9 @@ def visible(page: Any, selector: str) -> bool:
 
 
 def play_uno_by_clicking(page: Any) -> dict[str, int]:
-    """Play until the match is over: declare UNO, accept +4s, prefer Wilds, else the first
+    """Play until the match is over: declare UNO, challenge +4s, prefer Wilds, else the first
     playable card, else keep the drawn card, else draw. Returns what was clicked."""
-    clicks = {"uno": 0, "colour": 0, "card": 0, "draw": 0, "continue": 0}
+    clicks = {"uno": 0, "colour": 0, "card": 0, "draw": 0, "continue": 0, "challenge": 0}
     for _ in range(400):
         page.wait_for_function(IDLE)
         state = page.evaluate("document.body.dataset.state")
@@ -75,8 +76,10 @@ def play_uno_by_clicking(page: Any) -> dict[str, int]:
         elif visible(page, "#btn-uno"):
             page.click("#btn-uno")
             clicks["uno"] += 1
-        elif visible(page, "#btn-accept"):
-            page.click("#btn-accept")
+        elif visible(page, "#btn-challenge"):
+            assert visible(page, "#btn-accept")
+            page.click("#btn-challenge")
+            clicks["challenge"] += 1
         elif page.query_selector("#hand .card.playable"):
             if clicks["card"] == 2:
                 shoot(page, "play_uno.png")
@@ -101,12 +104,13 @@ def test_whole_uno_hand_by_clicking(app_url: str, page: Any) -> None:
     assert page.locator("#hand .card").count() == 7
     assert page.locator("#opponents .opponent").count() == 1
     clicks = play_uno_by_clicking(page)
-    assert clicks["uno"] >= 1 and clicks["colour"] >= 1 and clicks["card"] >= 2
+    assert clicks["uno"] >= 1 and clicks["colour"] >= 1 and clicks["card"] >= 2 and clicks["challenge"] >= 1
     banner = page.text_content("#game-over-text")
     assert "Match over: You won" in banner
     assert page.locator("#log li").count() >= clicks["card"]
     log = page.text_content("#log")
     assert "You declared UNO!" in log and "naming green" in log
+    assert "You challenged the Wild Draw Four" in log and "you saw the hand of P1 random" in log
     # the standings show the match points; the record of the finished game downloads
     assert int(page.text_content("#standings tr.you td:nth-child(2)")) > 0
     with page.expect_download() as download:
