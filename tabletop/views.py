@@ -42,7 +42,8 @@ def uno_view(pos: dict[str, Any], seat: int, rules: Any, names: list[str]) -> di
                 "cards": len(pos["hands"][p]),
                 "score": scores[p],
                 "needed": needed,
-                "uno": bool(declared[p]),
+                # declared UNO and still down to one card (the engine's flag outlives later draws)
+                "uno": bool(declared[p]) and len(pos["hands"][p]) == 1,
                 "you": p == seat,
             }
         )
