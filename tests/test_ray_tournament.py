@@ -31,7 +31,7 @@ def config(**kw) -> TournamentConfig:
             {"name": "agent", "checkpoint": str(ROOT / "models" / "uno_4p_ppo.pt"), "mode": "sample"},
         ],
         "games": 1200,
-        "batch": 96,
+        "batch": 48,
         "seed": 3,
     }
     return TournamentConfig.from_mapping({**base, **kw})

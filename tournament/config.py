@@ -13,7 +13,7 @@
     seating: auto             # rotations | permutations | auto (permutations up to 4 seats)
     games: 20000              # at least this many games in all (rounded up to whole deals)
     batch: 4096               # games stepped at once
-    shard_games: null         # games per shard (whole deals); null: 1.5 x batch. Part of the
+    shard_games: null         # games per shard (whole deals); null: 3 x batch. Part of the
                               # tournament: shards seed their policies, so it changes the games
     seed: 0
     output: results/eval      # JSON, CSV and PNG land here
