@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tests.conftest import need_ray
 from tournament.config import TournamentConfig
 from tournament.runner import play_shard, run_tournament
 from tournament.schedule import build_schedule, plan_shards
@@ -103,6 +104,7 @@ def test_the_command_line_joins_a_running_cluster(ray_cluster, tmp_path):
 
 
 def test_bad_addresses_are_refused_quickly():
+    need_ray()  # without Ray the refusal is the install hint (tests/test_optional_deps.py)
     proc = subprocess.run(
         [sys.executable, "evaluate.py", "--backend", "ray", "--address", "127.0.0.1:1", "--no-files"],
         cwd=ROOT,

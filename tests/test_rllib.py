@@ -41,8 +41,15 @@ def test_the_rllib_keys_wrapper_renames_and_casts():
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
 
 
-def test_rllib_ppo_with_action_masking_runs_two_iterations(ray_cluster):
-    example = load_example()
+@pytest.fixture(scope="module")
+def example(request):
+    """The example module (skips without RLlib, naming the extra) on the module's local Ray."""
+    module = load_example()
+    request.getfixturevalue("ray_cluster")
+    return module
+
+
+def test_rllib_ppo_with_action_masking_runs_two_iterations(example):
     results = example.train(iterations=2, players=2, small=True)
     assert len(results) == 2
     assert results[-1]["env_runners"]["num_env_steps_sampled_lifetime"] >= 2 * 256
