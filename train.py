@@ -159,7 +159,10 @@ def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, par
     if cfg.backend == "ray":
         from agents.ray_rollout import RayCollector
 
-        collect = RayCollector(trainer)
+        try:
+            collect = RayCollector(trainer)
+        except RuntimeError as err:
+            parser.error(str(err))
     console.print(
         f"[bold]{cfg.run_name}[/]: {cfg.game}, {cfg.players} players, {total_updates} updates of "
         f"{per_update:,} decisions on {trainer.device} (torch {torch.__version__}); logs in {run_dir}"

@@ -78,6 +78,9 @@ class RayCollector:
         self.ray, self.trainer = ray, trainer
         cfg = trainer.cfg
         n = cfg.num_rollout_actors
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        if n > cpus:  # an actor takes a CPU; more actors than CPUs would wait forever
+            raise RuntimeError(f"num_rollout_actors={n} needs {n} CPUs; the Ray cluster has {cpus}")
         shares = [cfg.num_games // n + (i < cfg.num_games % n) for i in range(n)]
         actor = ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker)
         plain = dataclasses.asdict(cfg)

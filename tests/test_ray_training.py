@@ -64,3 +64,10 @@ def test_the_command_line_switches_to_ray_with_one_flag(ray_cluster, tmp_path):
     out = " ".join(proc.stdout.split())  # rich wraps long lines
     assert "experience from 2 Ray rollout actors" in out and "done in" in out
     assert (tmp_path / "uno_2p_ppo" / "agent.pt").exists()
+
+
+def test_more_actors_than_cpus_are_refused(ray_cluster):
+    from agents.ray_rollout import RayCollector
+
+    with pytest.raises(RuntimeError, match="num_rollout_actors=3 needs 3 CPUs; the Ray cluster has 2"):
+        RayCollector(PPOTrainer(tiny(backend="ray", num_rollout_actors=3)))
