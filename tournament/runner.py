@@ -102,7 +102,7 @@ def play_shard(
     eng = make_engine(config, B)
     P = eng.num_players
     slot_item = np.arange(B)  # position in the shard of each slot's game
-    queued = B  # positions queued.. wait for a free slot
+    queued = B  # the shard's games from this position on wait for a free slot
     idle = np.zeros(B, bool)  # the shard has no game left for the slot: it replays, unrecorded
 
     def next_game_seeds(slots: np.ndarray) -> np.ndarray:
