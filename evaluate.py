@@ -4,10 +4,14 @@
     python evaluate.py --config configs/eval/uno_2p.yaml games=50000
     python evaluate.py --config configs/eval/tricks.yaml rules.exchange_returns=two
     python evaluate.py --config configs/eval/bluff_study.yaml # writes docs/bluff_study.md
+    python evaluate.py --backend ray [--address auto]         # the same shards as Ray tasks
 
 Every seating of every table is played on the same duplicate deals, thousands of games
-at once. The leaderboard (win rate with a 95% interval, points, Wild Draw Four play,
-OpenSkill rating) is printed and written as JSON, CSV and PNG plots to ``output``.
+at once, in shards (blocks of deals) whose results merge in a fixed order: the local
+backend runs them here, one after another; ``--backend ray`` runs them on a Ray cluster
+(``pip install -e '.[ray]'``) and gives exactly the same numbers. The leaderboard (win
+rate with a 95% interval, points, Wild Draw Four play, OpenSkill rating) is printed and
+written as JSON, CSV and PNG plots to ``output``.
 """
 
 from __future__ import annotations
@@ -24,14 +28,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 from tournament.config import TournamentConfig, load_config, merge, parse_overrides, read_yaml
 from tournament.report import print_report, write_outputs
 from tournament.runner import run_tournament
-from tournament.schedule import build_schedule
+from tournament.schedule import build_schedule, plan_shards
 from tournament.stats import summarise
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "eval" / "default.yaml"
+BACKENDS = ("local", "ray")
 
 
-def run(config: TournamentConfig, console: Console, label: str = "games") -> dict[str, Any]:
-    """Play the tournament with a progress bar; its summary (with timing)."""
+def run(config: TournamentConfig, console: Console, label: str = "games", backend: str = "local") -> dict[str, Any]:
+    """Play the tournament with a progress bar (``backend``: local, or ray once connected); its
+    summary with timing and how many shards ran."""
     schedule = build_schedule(config)
     columns = (
         "[progress.description]{task.description}",
@@ -43,9 +49,21 @@ def run(config: TournamentConfig, console: Console, label: str = "games") -> dic
     start = time.perf_counter()
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task(label, total=schedule.num_games)
-        results = run_tournament(config, schedule, on_games=lambda n: progress.advance(task, n))
+        advance = lambda n: progress.advance(task, n)  # noqa: E731
+        retries = 0
+        if backend == "ray":
+            from tournament import ray_backend
+
+            results, info = ray_backend.run_tournament(
+                config, schedule, on_games=advance, on_retry=lambda why: console.print(f"[yellow]retrying {why}[/]")
+            )
+            shards, retries = info.shards, info.retries
+        else:
+            results = run_tournament(config, schedule, on_games=advance)
+            shards = len(plan_shards(config, schedule))
     seconds = time.perf_counter() - start
     summary = summarise(config, schedule, results)
+    summary["backend"], summary["shards"], summary["retries"] = backend, shards, retries
     summary["seconds"] = seconds
     summary["games_per_second"] = summary["games"] / seconds
     summary["config"] = config.to_dict()
@@ -56,8 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, default=None, help="YAML config (default: configs/eval/default.yaml)")
     parser.add_argument("--no-files", action="store_true", help="print only: write no JSON, CSV or plots")
+    parser.add_argument("--backend", default="local", help="where the shards run: local (default) or ray")
+    parser.add_argument("--address", default=None, help="Ray cluster to join: auto or host:port (default: start one)")
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. games=5000")
     args = parser.parse_intermixed_args(argv)
+    if args.backend not in BACKENDS:
+        parser.error(f"--backend must be one of {', '.join(BACKENDS)}, got {args.backend!r}")
+    if args.address is not None and args.backend != "ray":
+        parser.error("--address is for --backend ray")
     console = Console()
     if not console.is_terminal:  # piped to a file or a test: no wrapping of the tables
         console = Console(width=180)
@@ -71,11 +95,27 @@ def main(argv: list[str] | None = None) -> int:
         config = load_config(path, args.overrides)
     except ValueError as err:
         parser.error(str(err))
-    summary = run(config, console)
+    started = False
+    if args.backend == "ray":
+        from tournament import ray_backend
+
+        try:
+            started = ray_backend.connect(args.address)
+        except RuntimeError as err:
+            parser.error(str(err))
+    try:
+        summary = run(config, console, backend=args.backend)
+    finally:
+        if started:
+            import ray
+
+            ray.shutdown()
     print_report(summary, console)
+    retried = f", {summary['retries']} retried" if summary["retries"] else ""
     console.print(
         f"{summary['games']:,} games in {summary['seconds']:.1f} s ({summary['games_per_second']:,.0f} games/s, "
-        f"{summary['mean_decisions']:.0f} decisions per game)"
+        f"{summary['mean_decisions']:.0f} decisions per game); {summary['shards']} shards ran "
+        f"({args.backend} backend{retried})"
     )
     if not args.no_files:
         paths = write_outputs(summary, Path(config.output))

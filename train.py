@@ -3,6 +3,11 @@
     python train.py --config configs/uno_2p_ppo.yaml
     python train.py --config configs/uno_2p_ppo.yaml total_steps=2000000 device=cpu
     python train.py --config configs/uno_2p_ppo.yaml --resume runs/uno_2p_ppo/checkpoint.pt
+    python train.py --config configs/uno_2p_ppo.yaml --backend ray [--address auto] num_rollout_actors=8
+
+``--backend ray`` (or ``backend: ray`` in the config; ``pip install -e '.[ray]'``) collects
+the experience with ``num_rollout_actors`` Ray actors, each stepping its share of the
+games with the current weights; the learner stays in this process (``agents.ray_rollout``).
 
 Logs to TensorBoard under ``runs/<run_name>`` (``tensorboard --logdir runs``) with
 CleanRL's tags (``charts/episodic_return``, ``charts/SPS``, ``losses/*``) and, every
@@ -91,8 +96,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, required=True, help="YAML training config, e.g. configs/uno_2p_ppo.yaml")
     parser.add_argument("--resume", type=Path, default=None, help="a checkpoint.pt of this config's run to continue")
+    parser.add_argument("--backend", default=None, help="experience collection: local or ray (default: the config's)")
+    parser.add_argument("--address", default=None, help="Ray cluster to join: auto or host:port (default: start one)")
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. total_steps=1000000")
     args = parser.parse_intermixed_args(argv)
+    if args.backend is not None:
+        args.overrides.append(f"backend={args.backend}")
     console = Console()
     if not console.is_terminal:  # a log file or a test: whole lines
         console = Console(width=200)
@@ -105,7 +114,27 @@ def main(argv: list[str] | None = None) -> int:
             resume = load_checkpoint(args.resume, cfg.game)
     except ValueError as err:
         parser.error(str(err))
+    if args.address is not None and cfg.backend != "ray":
+        parser.error("--address is for --backend ray")
+    started = False
+    if cfg.backend == "ray":
+        from tournament.ray_backend import connect
 
+        try:
+            started = connect(args.address)
+        except RuntimeError as err:
+            parser.error(str(err))
+    try:
+        return train(cfg, args, resume, console, parser)
+    finally:
+        if started:
+            import ray
+
+            ray.shutdown()
+
+
+def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, parser: argparse.ArgumentParser) -> int:
+    """The training loop: (Ray) collection, PPO updates, logs, checkpoints and evaluations."""
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
@@ -126,10 +155,19 @@ def main(argv: list[str] | None = None) -> int:
     writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
     per_update = cfg.num_games * cfg.num_steps
     total_updates = max(1, cfg.total_steps // per_update)
+    collect = None
+    if cfg.backend == "ray":
+        from agents.ray_rollout import RayCollector
+
+        try:
+            collect = RayCollector(trainer)
+        except RuntimeError as err:
+            parser.error(str(err))
     console.print(
         f"[bold]{cfg.run_name}[/]: {cfg.game}, {cfg.players} players, {total_updates} updates of "
         f"{per_update:,} decisions on {trainer.device} (torch {torch.__version__}); logs in {run_dir}"
         + (f"; resumed at update {trainer.update_count}" if resume is not None else "")
+        + (f"; experience from {cfg.num_rollout_actors} Ray rollout actors" if collect else "")
     )
     columns = (
         TextColumn("[progress.description]{task.description}"),
@@ -145,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             warm_start(cfg, trainer, writer, progress)
         task = progress.add_task("updates", total=total_updates, completed=trainer.update_count, status="")
         while trainer.update_count < total_updates:
-            stats = trainer.update()
+            stats = trainer.update(collect)
             for tag, value in stats.items():
                 writer.add_scalar(tag, value, trainer.global_step)
             u = trainer.update_count

@@ -25,6 +25,7 @@ import copy
 import dataclasses
 import importlib
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ from agents.registry import check_spec, make_policy
 from envs.core import dataclass_from_mapping
 
 GAME_MODULES = {"uno": "envs.uno", "tricks": "envs.uno_tricks"}
+BACKENDS = ("local", "ray")
 
 
 @dataclasses.dataclass
@@ -80,6 +82,9 @@ class PPOConfig:
     seed: int = 1
     device: str = "auto"  # auto (cuda when there is one) | cpu | cuda | cuda:N
     torch_threads: int = 0  # 0: torch's default
+    # Where experience is collected: here, or by Ray rollout actors (train.py --backend ray)
+    backend: str = "local"  # local | ray (the learner stays in the driver either way)
+    num_rollout_actors: int = 2  # ray: actors, each stepping num_games / num_rollout_actors games
     # Logging, evaluation and checkpoints (train.py)
     run_name: str = ""  # default: <config name>
     log_dir: str = "runs"
@@ -104,7 +109,10 @@ class PPOConfig:
             raise ValueError(f"game must be one of {', '.join(GAME_MODULES)}, got {self.game!r}")
         module = importlib.import_module(GAME_MODULES[self.game])
         module.Rules.from_dict(self.rules).check_players(self.players)
-        for name in ("num_games", "num_steps", "total_steps", "num_minibatches", "update_epochs", "eval_games"):
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        names = ("num_games", "num_steps", "total_steps", "num_minibatches", "update_epochs", "eval_games")
+        for name in (*names, "num_rollout_actors"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -112,6 +120,11 @@ class PPOConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+        if self.num_rollout_actors > self.num_games:
+            raise ValueError(
+                f"num_rollout_actors ({self.num_rollout_actors}) cannot exceed num_games ({self.num_games}): "
+                "each actor steps a share of the games"
+            )
         if not 0.0 <= self.self_play <= 1.0:
             raise ValueError(f"self_play is a share of the games, in [0, 1]; got {self.self_play}")
         if self.self_play < 1.0 and not self.opponents and not (self.snapshot_every and self.pool_size):
@@ -343,14 +356,18 @@ class PPOTrainer:
                 losses.append(ce.item())
         return {"imitation/cross_entropy": float(np.mean(losses)), "imitation/accuracy": float(np.mean(hits))}
 
-    def update(self) -> dict[str, float]:
-        """One PPO iteration: collect, compute advantages, optimise. Returns what to log."""
+    def update(self, collect: Callable[[], dict[str, Any]] | None = None) -> dict[str, float]:
+        """One PPO iteration: collect, compute advantages, optimise. Returns what to log.
+
+        ``collect`` replaces this trainer's own :meth:`collect` (e.g. Ray rollout actors,
+        ``agents.ray_rollout``); it returns a rollout of ``num_games`` games in all and
+        counts its decisions in ``global_step``. The learning step is the same either way."""
         cfg = self.cfg
         start = time.perf_counter()
         if cfg.anneal_lr:
             frac = max(0.0, 1.0 - self.global_step / cfg.total_steps)
             self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
-        ro = self.collect()
+        ro = (collect or self.collect)()
         collect_time = time.perf_counter() - start
         b = self._samples(ro, *self.advantages(ro))
         b_obs, b_mask, b_act, b_logp = b["obs"], b["mask"], b["action"], b["logp"]

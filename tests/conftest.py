@@ -1,8 +1,9 @@
-"""Shared fixtures: a live server for a Starlette app and a headless Chromium page.
+"""Shared fixtures: a live server for a Starlette app, a headless Chromium page, a local Ray.
 
 Browser tests use Debian's ``chromium`` (``/usr/bin/chromium``) driven by Playwright; the
 browser is never downloaded. Without it they skip locally, and fail under CI (``CI`` set),
-where ``.ci/run`` installs it.
+where ``.ci/run`` installs it. Ray tests likewise skip without the ``ray`` extra and fail
+under CI.
 """
 
 from __future__ import annotations
@@ -103,3 +104,27 @@ def page(browser: Any) -> Iterator[Any]:
     page.set_default_timeout(10_000)
     yield page
     context.close()
+
+
+def need_ray() -> Any:
+    """The ``ray`` module; without it skip (locally) or fail (under CI, which installs the extras)."""
+    try:
+        import ray
+    except ImportError:
+        reason = "Ray is not installed: pip install -e '.[ray]'"
+        if os.environ.get("CI"):
+            pytest.fail(f"Ray tests run under CI: {reason}")
+        pytest.skip(reason)
+    return ray
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[Any]:
+    """One local Ray (2 CPUs, no dashboard, no usage stats) per test module; yields ``ray``."""
+    ray = need_ray()
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()

@@ -13,6 +13,8 @@
     seating: auto             # rotations | permutations | auto (permutations up to 4 seats)
     games: 20000              # at least this many games in all (rounded up to whole deals)
     batch: 4096               # games stepped at once
+    shard_games: null         # games per shard (whole deals); null: 3 x batch. Part of the
+                              # tournament: shards seed their policies, so it changes the games
     seed: 0
     output: results/eval      # JSON, CSV and PNG land here
     ratings: openskill        # openskill | none
@@ -59,6 +61,7 @@ class TournamentConfig:
     seating: str = "auto"
     games: int = 20_000
     batch: int = 4096
+    shard_games: int | None = None
     seed: int = 0
     output: str = "results/eval"
     ratings: str = "openskill"
@@ -87,6 +90,10 @@ class TournamentConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if self.shard_games is not None and (
+            isinstance(self.shard_games, bool) or not isinstance(self.shard_games, int) or self.shard_games < 1
+        ):
+            raise ValueError(f"shard_games must be a positive integer or null, got {self.shard_games!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise ValueError(f"seed must be an integer, got {self.seed!r}")
         if self.seating not in SEATINGS:

@@ -1,6 +1,12 @@
 """Play a tournament's games, batched: one engine, thousands of games, one policy call per policy per step.
 
-The engine's slots take the schedule's games in order; when a game ends its slot starts
+A tournament is a list of shards (``tournament.schedule.Shard``: a block of deals x every
+seating of every table). :func:`play_shard` plays one shard with policies seeded by the
+shard's index alone and returns that shard's results, so shards can run anywhere, in any
+order, and still merge (:func:`merge_shards`, in shard order) into the same numbers:
+:func:`run_tournament` runs them here, in order; ``tournament.ray_backend`` on a Ray cluster.
+
+The engine's slots take the shard's games in order; when a game ends its slot starts
 the next one from that deal's seed (``next_game_seeds``), so no slot idles until the
 shard runs out of games. The runner is the referee: it reads results from the engine
 (winners, scores, hand points, Wild Draw Four events), while each policy only sees the
@@ -18,7 +24,7 @@ import numpy as np
 from agents.registry import make_policy
 from envs import rng
 from tournament.config import TournamentConfig
-from tournament.schedule import Schedule
+from tournament.schedule import Schedule, Shard, plan_shards
 
 #: Per-seat counters kept for every classic UNO game (Wild Draw Four bluffs and challenges).
 UNO_EVENTS = ("wd4_played", "wd4_bluffs", "challenges", "challenges_won")
@@ -51,12 +57,12 @@ class Results:
             played=np.zeros(n, bool),
         )
 
-    def take(self, items: np.ndarray, other: Results) -> None:
-        """Copy the results of ``items`` from a shard's results (indexed like this one)."""
+    def put(self, items: np.ndarray, shard: Results) -> None:
+        """Write a shard's results (row ``k`` is game ``items[k]``) into these."""
         for field in ("winners", "scores", "hand_points", "hands", "decisions", "played"):
-            getattr(self, field)[items] = getattr(other, field)[items]
+            getattr(self, field)[items] = getattr(shard, field)
         for name, values in self.events.items():
-            values[items] = other.events[name][items]
+            values[items] = shard.events[name]
 
 
 def make_engine(config: TournamentConfig, num_games: int) -> Any:
@@ -70,45 +76,48 @@ def make_engine(config: TournamentConfig, num_games: int) -> Any:
     return TricksEngine(num_games=num_games, rules=rules, seed=0)
 
 
-def make_policies(config: TournamentConfig, schedule: Schedule, shard: int) -> list[Any]:
+#: Builds a seeded policy from ``(game, spec, seed)``; a Ray worker passes one that caches checkpoints.
+PolicyMaker = Callable[[str, Any, int], Any]
+
+
+def make_policies(config: TournamentConfig, schedule: Schedule, shard: int, maker: PolicyMaker = make_policy) -> list:
     """One seeded policy object per (entrant, member); seeds depend on the shard only."""
     seeds = rng.game_seeds(config.seed ^ 0x5EED, (shard + 1) * len(schedule.policy_specs))
     seeds = seeds[shard * len(schedule.policy_specs) :]
-    return [
-        make_policy(config.game, spec, seed=int(seed)) for spec, seed in zip(schedule.policy_specs, seeds, strict=True)
-    ]
+    return [maker(config.game, spec, int(seed)) for spec, seed in zip(schedule.policy_specs, seeds, strict=True)]
 
 
 def play_shard(
     config: TournamentConfig,
     schedule: Schedule,
-    items: np.ndarray,
-    shard: int,
-    results: Results,
+    shard: Shard,
     on_games: Callable[[int], None] | None = None,
-) -> None:
-    """Play the games ``items`` of the schedule (a shard) and write their results."""
-    policies = make_policies(config, schedule, shard)
+    maker: PolicyMaker = make_policy,
+) -> Results:
+    """Play a shard's games; their results, row ``k`` for game ``shard.items[k]``."""
+    policies = make_policies(config, schedule, shard.index, maker)
+    items = shard.items
+    results = Results.empty(items.size, config.players, UNO_EVENTS if config.game == "uno" else ())
     B = min(config.batch, items.size)
     eng = make_engine(config, B)
     P = eng.num_players
-    slot_item = items[:B].copy()
-    queued = B  # items[queued:] wait for a free slot
+    slot_item = np.arange(B)  # position in the shard of each slot's game
+    queued = B  # the shard's games from this position on wait for a free slot
     idle = np.zeros(B, bool)  # the shard has no game left for the slot: it replays, unrecorded
 
     def next_game_seeds(slots: np.ndarray) -> np.ndarray:
         """Called by the engine for slots whose game ended: the seeds of their next games."""
         nonlocal queued
-        nxt = items[queued : queued + slots.size]
+        nxt = np.arange(queued, min(queued + slots.size, items.size))
         queued += nxt.size
         slot_item[slots[: nxt.size]] = nxt
         idle[slots[nxt.size :]] = True
-        return schedule.seed[slot_item[slots]]
+        return schedule.seed[items[slot_item[slots]]]
 
     finished_items = slot_item.copy()
     eng.next_game_seeds = next_game_seeds
-    obs, mask = eng.reset(seed=schedule.seed[slot_item])
-    seat_policy = schedule.seat_policy[slot_item]
+    obs, mask = eng.reset(seed=schedule.seed[items[slot_item]])
+    seat_policy = schedule.seat_policy[items[slot_item]]
     ar = np.arange(B)
     decisions = np.zeros(B, np.int64)
     hand_points = np.zeros((B, P), np.int64)
@@ -150,7 +159,7 @@ def play_shard(
                 on_games(int(over.size))
         ended = done.nonzero()[0]
         if ended.size:
-            seat_policy[ended] = schedule.seat_policy[slot_item[ended]]
+            seat_policy[ended] = schedule.seat_policy[items[slot_item[ended]]]
             decisions[ended] = 0
             hand_points[ended] = 0
             hands[ended] = 0
@@ -173,6 +182,7 @@ def play_shard(
             events = {name: counts[keep] for name, counts in events.items()}
             B = keep.size
             ar, actions = np.arange(B), np.empty(B, np.int64)
+    return results
 
 
 def _count_uno_events(eng: Any, actions: np.ndarray, events: dict[str, np.ndarray]) -> None:
@@ -196,17 +206,24 @@ def _count_uno_events(eng: Any, actions: np.ndarray, events: dict[str, np.ndarra
 
 
 def run_tournament(
-    config: TournamentConfig, schedule: Schedule, shard_size: int | None = None, on_games=None
+    config: TournamentConfig,
+    schedule: Schedule,
+    shard_size: int | None = None,
+    on_games: Callable[[int], None] | None = None,
 ) -> Results:
-    """Every game of the schedule, shard by shard, in this process."""
+    """Every game of the schedule, shard by shard, in this process (the local backend)."""
+    shards = plan_shards(config, schedule, shard_size)
+    return merge_shards(config, schedule, shards, [play_shard(config, schedule, sh, on_games) for sh in shards])
+
+
+def merge_shards(config: TournamentConfig, schedule: Schedule, shards: list[Shard], parts: list[Results]) -> Results:
+    """The shards' results as one (every game of the schedule exactly once, or a ``ValueError``)."""
     events = UNO_EVENTS if config.game == "uno" else ()
     results = Results.empty(schedule.num_games, config.players, events)
-    size = shard_size or default_shard_size(config)
-    for s, items in enumerate(schedule.shards(size)):
-        play_shard(config, schedule, items, s, results, on_games)
+    seen = np.zeros(schedule.num_games, np.int64)
+    for shard, part in zip(shards, parts, strict=True):
+        results.put(shard.items, part)
+        seen[shard.items] += 1
+    if (seen != 1).any() or not results.played.all():
+        raise ValueError(f"the shards cover {int((seen == 1).sum())} of {schedule.num_games} games exactly once")
     return results
-
-
-def default_shard_size(config: TournamentConfig) -> int:
-    """Games per shard: enough per slot that the shard's tail (its longest games) costs little."""
-    return config.batch * 64

@@ -1,0 +1,180 @@
+"""Tournaments on a Ray cluster: the same shards as the local backend, run as Ray tasks.
+
+The config and schedule travel once (``ray.put``) and every checkpoint file once, as
+bytes; each worker process loads a checkpoint once and gives every shard a reseeded copy
+of that policy. Shards finish in any order, but their results merge in shard order, so a
+tournament gives exactly the local backend's numbers. A shard whose worker or node is
+lost is resubmitted (up to ``max_retries`` times, each one reported); an exception raised
+by the shard's own code is a bug, not bad luck, and stops the run. Nothing is dropped:
+the merge refuses a tournament that misses a game.
+
+Ray is imported here only, so the default install never needs it.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+import os
+import socket
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from agents.registry import AGENT, make_policy, split_spec
+from tournament.config import TournamentConfig
+from tournament.runner import Results, merge_shards, play_shard
+from tournament.schedule import Schedule, Shard, plan_shards
+
+INSTALL_HINT = "pip install -e '.[ray]'"
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or a ``RuntimeError`` that says how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError(f"the ray backend needs Ray: {INSTALL_HINT}") from None
+    return ray
+
+
+def connect(address: str | None = None, num_cpus: int | None = None) -> bool:
+    """Join the cluster at ``address`` (``auto``, ``host:port``, ``ray://host:port``) or, without
+    one, start a local Ray. Returns whether this call started Ray (so the caller shuts it down)."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return False
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
+    if address and address != "auto":
+        _check_reachable(address)
+    try:
+        if address:
+            ray.init(address=address, **kwargs)
+        else:
+            ray.init(num_cpus=num_cpus, **kwargs)
+    except (ConnectionError, TimeoutError, ValueError) as err:
+        where = f"the Ray cluster at {address!r}" if address else "a local Ray"
+        raise RuntimeError(f"could not connect to {where}: {err}") from None
+    return True
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail in seconds, naming the address, where Ray itself would retry for minutes."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise RuntimeError(f"--address must be auto or host:port (e.g. 10.0.0.5:6379), got {address!r}")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as err:
+        raise RuntimeError(f"no Ray cluster reachable at {address!r} ({err}); start one: ray start --head") from None
+
+
+@dataclasses.dataclass
+class RunInfo:
+    """How a distributed tournament went: shards run, resubmissions, and why."""
+
+    shards: int
+    retries: int = 0
+    failures: list[str] = dataclasses.field(default_factory=list)
+
+
+# ------------------------------------------------------------------ worker side
+_TEMPLATES: dict[str, Any] = {}  # per worker process: checkpoint digest -> loaded policy
+
+
+def _worker_maker(checkpoints: Mapping[str, tuple[str, Any]]) -> Callable[[str, Any, int], Any]:
+    """A policy maker for ``play_shard`` that loads each checkpoint once per worker process
+    (from the object store, not the driver's disk) and reseeds a shallow copy per shard."""
+
+    def maker(game: str, spec: Any, seed: int) -> Any:
+        name, params = split_spec(spec)
+        path = params.get("checkpoint") if name == AGENT else None
+        if path not in checkpoints:
+            return make_policy(game, spec, seed)
+        digest, ref = checkpoints[path]
+        key = f"{digest}:{params.get('mode', 'greedy')}"
+        if key not in _TEMPLATES:
+            import ray
+
+            local = Path(tempfile.gettempdir()) / f"unolab-checkpoint-{digest}.pt"
+            if not local.exists():
+                local.write_bytes(ray.get(ref))
+            _TEMPLATES[key] = make_policy(game, {**params, "name": AGENT, "checkpoint": str(local)}, 0)
+        policy = copy.copy(_TEMPLATES[key])  # shares the (read-only) network
+        policy.seed(seed)
+        return policy
+
+    return maker
+
+
+def _shard_task(config: TournamentConfig, schedule: Schedule, shard: Shard, checkpoints: dict, play: Callable) -> Any:
+    return play(config, schedule, shard, None, _worker_maker(checkpoints))
+
+
+# ------------------------------------------------------------------ driver side
+def _ship_checkpoints(ray: Any, schedule: Schedule) -> dict[str, tuple[str, Any]]:
+    """Every checkpoint the entrants read, put once in the object store: path -> (digest, ref)."""
+    out: dict[str, tuple[str, Any]] = {}
+    for spec in schedule.policy_specs:
+        name, params = split_spec(spec)
+        path = params.get("checkpoint")
+        if name == AGENT and isinstance(path, str) and path not in out:
+            data = Path(path).read_bytes()
+            out[path] = (hashlib.sha256(data).hexdigest()[:16], ray.put(data))
+    return out
+
+
+def run_tournament(
+    config: TournamentConfig,
+    schedule: Schedule,
+    shard_size: int | None = None,
+    on_games: Callable[[int], None] | None = None,
+    on_retry: Callable[[str], None] | None = None,
+    max_retries: int = 3,
+    play: Callable[..., Results] = play_shard,
+) -> tuple[Results, RunInfo]:
+    """Every shard as a Ray task on the connected cluster (see :func:`connect`); the merged
+    results, identical to ``tournament.runner.run_tournament``'s, and how the run went.
+
+    ``play`` is the shard function the workers call (tests pass one that kills its worker)."""
+    ray = import_ray()
+    if not ray.is_initialized():
+        raise RuntimeError("Ray is not connected: call tournament.ray_backend.connect() first")
+    shards = plan_shards(config, schedule, shard_size)
+    task = ray.remote(max_retries=0)(_shard_task)  # retries are ours: counted and reported
+    config_ref, schedule_ref = ray.put(config), ray.put(schedule)
+    checkpoints = _ship_checkpoints(ray, schedule)
+    play_ref = ray.put(play)
+    info = RunInfo(shards=len(shards))
+    parts: list[Results | None] = [None] * len(shards)
+    attempts = [0] * len(shards)
+
+    def submit(k: int) -> Any:
+        attempts[k] += 1
+        return task.remote(config_ref, schedule_ref, shards[k], checkpoints, play_ref)
+
+    pending = {submit(k): k for k in range(len(shards))}
+    while pending:
+        done, _ = ray.wait(list(pending), num_returns=1)
+        ref = done[0]
+        k = pending.pop(ref)
+        try:
+            parts[k] = ray.get(ref)
+        except ray.exceptions.RayTaskError as err:  # the shard's own code raised: a bug, not bad luck
+            raise RuntimeError(f"shard {k} of {len(shards)} failed: {err}") from None
+        except ray.exceptions.RayError as err:  # lost worker, node or object: run the shard again
+            reason = f"shard {k} attempt {attempts[k]}: {type(err).__name__}"
+            info.failures.append(reason)
+            if attempts[k] > max_retries:
+                raise RuntimeError(f"{reason}; gave up after {max_retries} retries") from None
+            info.retries += 1
+            if on_retry is not None:
+                on_retry(reason)
+            pending[submit(k)] = k
+            continue
+        if on_games is not None:
+            on_games(shards[k].num_games)
+    return merge_shards(config, schedule, shards, parts), info
