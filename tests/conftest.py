@@ -8,6 +8,7 @@ under CI.
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import socket
@@ -85,9 +86,7 @@ def browser() -> Iterator[Any]:
     """One headless Chromium per test module (skips locally without it; fails under CI)."""
     missing = _browser_missing()
     if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"browser tests need Chromium under CI: {missing}")
-        pytest.skip(missing)
+        skip_or_fail(missing)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -106,16 +105,24 @@ def page(browser: Any) -> Iterator[Any]:
     context.close()
 
 
-def need_ray() -> Any:
-    """The ``ray`` module; without it skip (locally) or fail (under CI, which installs the extras)."""
+def skip_or_fail(reason: str) -> None:
+    """An optional dependency is missing: skip locally, fail under CI (which installs them all)."""
+    if os.environ.get("CI"):
+        pytest.fail(f"CI runs these tests: {reason}")
+    pytest.skip(reason)
+
+
+def need_module(name: str, install: str) -> Any:
+    """Import an optional module, or skip/fail (:func:`skip_or_fail`) naming its install line."""
     try:
-        import ray
+        return importlib.import_module(name)
     except ImportError:
-        reason = "Ray is not installed: pip install -e '.[ray]'"
-        if os.environ.get("CI"):
-            pytest.fail(f"Ray tests run under CI: {reason}")
-        pytest.skip(reason)
-    return ray
+        skip_or_fail(f"{name} is not installed: {install}")
+
+
+def need_ray() -> Any:
+    """The ``ray`` module (the ``ray`` extra)."""
+    return need_module("ray", "pip install -e '.[ray]'")
 
 
 @pytest.fixture(scope="module")

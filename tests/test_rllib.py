@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.conftest import need_module
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rllib_uno.py"
 
 
 def load_example():
-    try:
-        import ray.rllib  # noqa: F401
-    except ImportError:
-        reason = "RLlib is not installed: pip install -e '.[rllib]'"
-        if os.environ.get("CI"):
-            pytest.fail(f"RLlib tests run under CI: {reason}")
-        pytest.skip(reason)
+    need_module("ray.rllib", "pip install -e '.[rllib]'")
     spec = importlib.util.spec_from_file_location("rllib_uno", EXAMPLE)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
