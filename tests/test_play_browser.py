@@ -33,7 +33,14 @@ def app_url(live_server: Any, tmp_path: Path) -> str:
 
 
 def deal(
-    page: Any, url: str, game: str, seed: int, opponents: str = "random", players: int = 2, target: int = 1
+    page: Any,
+    url: str,
+    game: str,
+    seed: int,
+    opponents: str = "random",
+    players: int = 2,
+    target: int = 1,
+    scoring: str = "standard",
 ) -> None:
     page.goto(f"{url}/?fast=1")
     page.wait_for_function("document.body.dataset.state === 'setup'")
@@ -42,6 +49,7 @@ def deal(
         page.fill("#players", str(players))
         page.dispatch_event("#players", "change")
         page.fill("#target", str(target))
+        page.select_option("#scoring", scoring)
     page.wait_for_function(
         f"document.querySelectorAll('#seats select').length === {3 if game == 'tricks' else players - 1}"
     )

@@ -83,6 +83,7 @@ async function startGame() {
     opponents: [...document.querySelectorAll("#seats select")].map((s) => s.value),
     target: Number($("#target").value),
   };
+  if (game === "uno") body.rules = { scoring: $("#scoring").value };
   if ($("#seed").value !== "") body.seed = Number($("#seed").value);
   try {
     const data = await api("/api/new", body);
@@ -277,6 +278,7 @@ function renderUno(moves) {
   const arrow = view.direction === 1 ? "↻ seat order" : "↺ reverse order";
   const colour = view.colour ? `<span class="colour-dot c-${view.colour}"></span>${view.colour_name}` : "to be named";
   $("#status-line").innerHTML = `Colour ${colour} · ${arrow} · draw pile ${view.draw_pile} · hand ${view.hand_number}` +
+    (view.target ? ` · match to ${view.target}, ${view.scoring} scoring` : "") +
     (view.revealed ? `<br>You saw ${view.players[view.revealed.player].name}'s hand: ${view.revealed.hand.join(" ")}` : "");
   $("#pile-area").hidden = false;
   const hand = $("#hand");
