@@ -122,11 +122,11 @@ def create_app(store_path: Path = Path("scorebuddy.json")) -> Starlette:
             seed = _int(data, "seed", None)
             session = TableSession(
                 game=game,
-                num_players=_int(data, "players", 2 if game == "uno" else 4) or 2,
+                num_players=int(_int(data, "players", 2 if game == "uno" else 4)),
                 opponents=_opponents(data.get("opponents", "heuristic")),
-                seat=_int(data, "seat", 0) or 0,
+                seat=int(_int(data, "seat", 0)),
                 rules=data.get("rules") or {},
-                target=_int(data, "target", 500) or 500,
+                target=int(_int(data, "target", 500)),
                 seed=seed if seed is not None else secrets.randbelow(2**31),
             )
         except (ValueError, MoveError) as err:

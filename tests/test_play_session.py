@@ -19,7 +19,9 @@ from tabletop.session import TableSession, opponent_spec
 from tabletop.terminal import TerminalGame, phase_prompt
 from tests.uno_helpers import position
 
-SECRETS = ("hands", "draw_pile_cards", "rng", "guilty", "game_seed", "number_pile_cards", "points_piles")
+#: Position keys that hold what a player may not know (their piles appear in views as counts only).
+SECRETS = ("hands", "rng", "guilty", "game_seed", "points_piles", "match_rewards")
+PILES = ("draw_pile", "discard_pile", "number_pile", "special_pile")
 
 
 def keys_of(value: Any) -> set[str]:
@@ -114,7 +116,8 @@ def test_wild_colour_uno_and_challenge_prompts() -> None:
     assert session.parse("u") == "uno"
     events = session.act("uno")
     assert events[0].text == "You declared UNO!"
-    assert session.view()["players"][0]["uno"] or session.over or len(session.view()["hand"]) != 1
+    after = events[0].view  # right after the declaration: one card left (W), UNO shown
+    assert after["hand"] == ["W"] and after["players"][0]["uno"] and after["players"][0]["cards"] == 1
 
 
 def test_challenged_hand_is_shown_to_the_challenger_only() -> None:
@@ -165,6 +168,7 @@ def test_views_hold_only_what_the_person_may_know() -> None:
                 break
             view = session.view()
             assert not keys_of(view) & set(SECRETS)
+            assert all(isinstance(view[k], int) for k in PILES if k in view)  # sizes, never the cards
             own = view["hand"]
             assert sorted(own) == sorted(session.engine.position(0)["hands"][0])
             for p in view["players"]:

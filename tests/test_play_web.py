@@ -38,6 +38,8 @@ def test_options_and_page(client: TestClient) -> None:
     [
         ({"game": "chess"}, "game must be 'uno' or 'tricks'"),
         ({"players": 11}, "2 to 10 players"),
+        ({"players": 0}, "2 to 10 players"),
+        ({"target": 0}, "target_score must be positive"),
         ({"opponents": ["superhuman"]}, "superhuman"),
         ({"target": "lots"}, "target must be an integer"),
         ({"colour": "red"}, "unknown field"),
