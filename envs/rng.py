@@ -12,6 +12,7 @@ its seed and counter, both of which a position records.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -73,3 +74,53 @@ def shuffle_rows(piles: np.ndarray, sizes: np.ndarray, bits: np.ndarray) -> np.n
     """``piles[j, :sizes[j]]`` in the random order given by ``bits`` (consumed); the rest of each row after."""
     bits[np.arange(piles.shape[1])[None, :] >= sizes[:, None]] = np.iinfo(np.uint64).max
     return np.take_along_axis(piles, np.argsort(bits, axis=1), axis=1)
+
+
+# ---------------------------------------------------------------------- compiled kernels
+# The same streams for the engines' compiled (numba) kernels, one game at a time: a kernel
+# step draws exactly the words the functions above would draw, so a game's deals do not
+# depend on which side made them. ``tests/test_rng.py`` checks both sides agree.
+
+_U11, _U53 = np.uint64(11), 1.0 / (1 << 53)
+_U1 = np.uint64(1)
+
+
+@njit(cache=True, inline="always")
+def splitmix64_one(x: np.uint64) -> np.uint64:
+    """:func:`splitmix64` of one word, inside a compiled kernel."""
+    x = (x ^ (x >> _S30)) * _MUL1
+    x = (x ^ (x >> _S27)) * _MUL2
+    return x ^ (x >> _S31)
+
+
+@njit(cache=True)
+def next_deal_one(game_seeds: np.ndarray, rng_counter: np.ndarray, g: int) -> None:
+    """Game ``g`` moves on to its next deal's stream (:func:`next_stream`, counter 0)."""
+    game_seeds[g] = splitmix64_one(game_seeds[g] ^ _NEXT_STREAM)
+    rng_counter[g] = np.uint64(0)
+
+
+@njit(cache=True)
+def random_words_one(game_seeds: np.ndarray, rng_counter: np.ndarray, g: int, out: np.ndarray) -> None:
+    """Fill ``out`` (``uint64``, width <= 256) with game ``g``'s next random words (:func:`random_bits`)."""
+    base = splitmix64_one(game_seeds[g] ^ (rng_counter[g] * _MUL2))
+    for j in range(out.size):
+        out[j] = splitmix64_one(base + _SLOTS[j])
+    rng_counter[g] += _U1
+
+
+@njit(cache=True)
+def random_uniform_one(game_seeds: np.ndarray, rng_counter: np.ndarray, g: int) -> float:
+    """One float in [0, 1) from game ``g``'s stream (:func:`uniform` of a one-word draw)."""
+    base = splitmix64_one(game_seeds[g] ^ (rng_counter[g] * _MUL2))
+    rng_counter[g] += _U1
+    return float(splitmix64_one(base + _SLOTS[0]) >> _U11) * _U53
+
+
+@njit(cache=True)
+def shuffle_one(pile: np.ndarray, size: int, words: np.ndarray) -> None:
+    """``pile[:size]`` put in the order of ``words[:size]`` in place (:func:`shuffle_rows` of one row)."""
+    order = np.argsort(words[:size])
+    cards = pile[:size].copy()
+    for j in range(size):
+        pile[j] = cards[order[j]]
