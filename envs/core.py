@@ -72,6 +72,7 @@ class BatchedEngine:
     """Base of the batched engines: ``num_games`` games of one table size stepped together."""
 
     game: ClassVar[str]
+    obs_size: ClassVar[int]
     action_names: ClassVar[tuple[str, ...]]
     phase_names: ClassVar[tuple[str, ...]]  # the last one is "over"
     rules_type: ClassVar[type]
@@ -106,11 +107,12 @@ class BatchedEngine:
         self.auto_reset = auto_reset
         self.over_phase = len(self.phase_names) - 1
         self._ar = np.arange(self.num_games)
+        # Each game's random stream (updated in place: kernels hold these arrays).
+        self.game_seeds = rng.game_seeds(seed, self.num_games)
         self.rng_counter = np.zeros(self.num_games, np.uint64)
         self.game_winners = np.zeros((self.num_games, self.num_players), bool)  # of games ended in the last step
         self.final_scores = np.zeros((self.num_games, self.num_players), np.int64)
         self._allocate()
-        self.game_seeds = rng.game_seeds(seed, self.num_games)
         #: Optional ``f(games) -> seeds``: where the next games of restarting slots start from
         #: (a tournament schedules its duplicate deals this way); None: the slot's own stream.
         self.next_game_seeds: Callable[[np.ndarray], np.ndarray] | None = None
@@ -239,7 +241,7 @@ class BatchedEngine:
         they restart from it, so ``reset(seed=s)`` always deals the same games.
         """
         if seed is not None:
-            self.game_seeds = rng.game_seeds(seed, self.num_games)
+            self.game_seeds[:] = rng.game_seeds(seed, self.num_games)
             self.rng_counter[:] = 0
         self._begin_step()
         self._new_episode(self._ar)
@@ -270,24 +272,55 @@ class BatchedEngine:
         at once (``auto_reset``), so their returned observation is the first of the next
         game; with ``auto_reset`` off they stay in phase ``over`` and ignore their action.
         """
-        actions = self._check_actions(actions)
-        self._rewards = np.zeros((self.num_games, self.num_players), np.float32)
-        self._done = np.zeros(self.num_games, bool)
-        self.game_winners = np.zeros((self.num_games, self.num_players), bool)
-        self.final_scores = np.zeros((self.num_games, self.num_players), np.int64)
+        actions = self._action_array(actions)
+        if self._mask is None:
+            self._mask = self._legal_mask()
+        B, P = self.num_games, self.num_players
+        self._rewards = np.zeros((B, P), np.float32)
+        self._done = np.zeros(B, bool)
+        self.game_winners = np.zeros((B, P), bool)
+        self.final_scores = np.zeros((B, P), np.int64)
+        obs = np.empty((B, self.obs_size), np.float32)
+        mask = np.empty((B, self.num_actions), bool)
+        # One compiled call checks every action, applies them, deals where games restarted
+        # from their own streams, and writes the next observations and masks.
+        deal_here = self.auto_reset and self.next_game_seeds is None
+        bad = self._step_kernel(actions, obs, mask, deal_here)
+        if bad >= 0:
+            self._refuse(actions, bad)
+        finished = self._done.nonzero()[0] if self.auto_reset and not deal_here else ()
+        if len(finished):
+            self.game_seeds[finished] = self.next_game_seeds(finished)
+            self.rng_counter[finished] = 0
+            self._new_episode(finished)
+            mask = self._legal_mask()
+            obs = self._observation(self.current)
+        self._mask = mask
+        return obs, mask.copy(), self._rewards, self._done
+
+    def _step_kernel(self, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray, deal_here: bool) -> int:
+        """Check, apply, restart and observe in one go (what a game's compiled kernel does).
+
+        Returns the first game whose action is out of range or illegal, before changing
+        anything, or -1. Finished games are dealt again here when ``deal_here``, left for
+        the caller to deal (``auto_reset`` with ``next_game_seeds``), or put in phase
+        ``over`` (no ``auto_reset``). This generic version runs the hooks one by one.
+        """
+        in_range = (actions >= 0) & (actions < self.num_actions)
+        legal = in_range & self._mask[self._ar, np.where(in_range, actions, 0)]
+        bad = (~in_range | (~legal & (self.phase != self.over_phase))).nonzero()[0]
+        if bad.size:
+            return int(bad[0])
         self._begin_step()
         self._apply(actions)
         finished = self._done.nonzero()[0]
-        if finished.size:
-            if self.auto_reset:
-                if self.next_game_seeds is not None:
-                    self.game_seeds[finished] = self.next_game_seeds(finished)
-                    self.rng_counter[finished] = 0
-                self._new_episode(finished)
-            else:
-                self.phase[finished] = self.over_phase
-        obs, mask = self.observe()
-        return obs, mask, self._rewards, self._done
+        if finished.size and deal_here:
+            self._new_episode(finished)
+        elif finished.size and not self.auto_reset:
+            self.phase[finished] = self.over_phase
+        mask[...] = self._legal_mask()
+        obs[...] = self._observation(self.current)
+        return -1
 
     # ------------------------------------------------------------------ helpers for the rules
     def _finish(self, games: np.ndarray, rewards: np.ndarray, winners: np.ndarray, scores: np.ndarray) -> None:
@@ -333,9 +366,12 @@ class BatchedEngine:
         if not self._dealt:
             raise RuntimeError("no game dealt yet: call reset() first (or build the engine with from_positions)")
 
-    def _check_actions(self, actions: Any) -> np.ndarray:
+    def _action_array(self, actions: Any) -> np.ndarray:
+        """One integer action per game as ``int64 [B]``; a wrong shape or type is a ``ValueError``."""
         self._require_dealt()
-        B, A = self.num_games, self.num_actions
+        B = self.num_games
+        if type(actions) is np.ndarray and actions.shape == (B,) and actions.dtype == np.int64:
+            return actions  # the common case, as policies return it
         arr = np.asarray(actions)
         if arr.ndim == 0 and B == 1:
             arr = arr.reshape(1)
@@ -346,25 +382,25 @@ class BatchedEngine:
                 arr = arr.astype(np.int64)
             else:
                 raise ValueError(f"actions must be integers (action ids), got dtype {arr.dtype}")
-        arr = arr.astype(np.int64, copy=False)
-        bad = ((arr < 0) | (arr >= A)).nonzero()[0]
+        return arr.astype(np.int64, copy=False)
+
+    def _refuse(self, actions: np.ndarray, i: int) -> None:
+        """Raise the error for game ``i``'s action (out of range or illegal); nothing has changed."""
+        A = self.num_actions
+        bad = ((actions < 0) | (actions >= A)).nonzero()[0]
         if bad.size:
             i = int(bad[0])
             raise IllegalActionError(
-                f"game {i}: action {int(arr[i])} is out of range 0..{A - 1}; legal here: {self._legal_names(i)}"
+                f"game {i}: action {int(actions[i])} is out of range 0..{A - 1}; legal here: {self._legal_names(i)}"
             )
-        if self._mask is None:
-            self._mask = self._legal_mask()
-        illegal = (~self._mask[self._ar, arr] & (self.phase != self.over_phase)).nonzero()[0]
-        if illegal.size:
-            i = int(illegal[0])
-            raise IllegalActionError(
-                f"game {i}: player {int(self.current[i])} may not '{self.action_names[arr[i]]}' "
-                f"(action {int(arr[i])}) in phase '{self.phase_names[self.phase[i]]}'; "
-                f"legal here: {self._legal_names(i)}"
-                + (f" ({illegal.size} games had illegal actions)" if illegal.size > 1 else "")
-            )
-        return arr
+        live = self.phase != self.over_phase
+        illegal = (~self._mask[self._ar, actions] & live).nonzero()[0]
+        raise IllegalActionError(
+            f"game {i}: player {int(self.current[i])} may not '{self.action_names[actions[i]]}' "
+            f"(action {int(actions[i])}) in phase '{self.phase_names[self.phase[i]]}'; "
+            f"legal here: {self._legal_names(i)}"
+            + (f" ({illegal.size} games had illegal actions)" if illegal.size > 1 else "")
+        )
 
     def _legal_names(self, i: int) -> str:
         if self._mask is None:

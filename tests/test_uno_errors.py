@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from envs.cards import card_type
 from envs.uno import IllegalActionError, UnoEngine, UnoRules, action_id
 from tests.uno_helpers import engine, position
 
@@ -126,11 +127,27 @@ def test_rules_defaults_are_those_of_rules_md():
         (1, UnoRules(), "2 to 10 players"),
         (11, UnoRules(), "2 to 10 players"),
         (10, UnoRules(hand_size=11), "at most hand_size=10"),
+        # The deal must leave a card that is not a Wild Draw Four to turn (else it reshuffles forever).
+        (4, UnoRules(hand_size=26), "at most hand_size=25"),
     ],
 )
 def test_impossible_table(players, rules, message):
     with pytest.raises(ValueError, match=message):
         UnoEngine(num_games=1, num_players=players, rules=rules)
+
+
+def test_hand_size_too_large_for_any_table():
+    with pytest.raises(ValueError, match=r"hand_size=52 cannot be dealt from 108 cards \(at most 51\)"):
+        UnoRules(hand_size=52)
+
+
+@pytest.mark.parametrize(("players", "hand_size"), [(2, 51), (4, 25), (10, 10)])
+def test_the_largest_hands_allowed_still_deal(players, hand_size):
+    """5 cards left: a Wild Draw Four turned first goes back until another card comes up."""
+    eng = UnoEngine(num_games=3000, num_players=players, rules=UnoRules(hand_size=hand_size), seed=1)
+    eng.reset()
+    assert (eng.discard[:, 0] != card_type("W+4")).all()
+    assert (eng.hand_size.sum(axis=1) + eng.draw_end - eng.draw_top + eng.discard_len == 108).all()
 
 
 # ---------------------------------------------------------------- positions

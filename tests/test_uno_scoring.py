@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.uno import UnoEngine, UnoRules
+from envs.uno import UnoEngine, UnoRules, decode
 from envs.uno.rules import POINTS_REWARD_SCALE
 from tests.play_helpers import random_actions
 from tests.uno_helpers import act, engine, hand, position
@@ -51,6 +51,17 @@ def test_final_wild_draw_four_draws_four_and_is_not_challenged():
     assert done and rewards[0] == 1.0
     assert hand(eng, 1) == ["B1", "B2", "B3", "B4", "R1", "W", "Y+2"]
     assert eng.hand_points[0, 0] == 71 + 10 + 29
+    # Nothing waits for an answer: the finished game shows no challenge and loads back.
+    pos = eng.position(0)
+    assert pos["phase"] == "over" and pos["challenge"] is None
+    assert decode(eng.observe()[0])["challenge_colour"][0] == -1
+    assert UnoEngine.from_positions([pos], auto_reset=False).position(0) == pos
+
+
+def test_reverse_points_reward_of_the_winner_is_plain_zero():
+    eng = engine(position([["R7"], *OTHERS], top="R5", draw=DRAW), reward="points", scoring="reverse")
+    rewards, _ = act(eng, "play R7")
+    assert rewards[0] == 0.0 and not np.signbit(rewards[0])
 
 
 def test_final_draw_two_with_stacking_draws_the_whole_pending_amount():

@@ -53,7 +53,8 @@ from envs.cards import (
     names_from_counts,
 )
 from envs.positions import check_keys, read_count, read_rng, read_seat, rng_state
-from envs.uno.engine import COLOUR_TYPES, MATCH, PHASE_NAMES, UnoEngine
+from envs.uno.engine import PHASE_NAMES, UnoEngine
+from envs.uno.kernel import holds_colour, playable
 
 REQUIRED = ("num_players", "hands", "draw_pile", "discard_pile", "colour", "direction", "current_player", "phase")
 OPTIONAL = (
@@ -176,7 +177,7 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
         drawn_type = card_type(drawn)
         if hand_counts[current, drawn_type] == 0:
             raise ValueError(f"drawn_card {drawn} is not in the hand of player {current}")
-        if not MATCH[(colour + 1) * NUM_CARD_TYPES + top, drawn_type]:
+        if not playable(drawn_type, top, colour, 0):
             raise ValueError(f"drawn_card {drawn} cannot be played on {card_name(top)} (colour {colour_value})")
     elif drawn is not None:
         raise ValueError("drawn_card is only set in phase 'drawn'")
@@ -203,7 +204,7 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
         if "guilty" in challenge:
             guilty = bool(challenge["guilty"])
         else:  # derive it from the hand as it is now
-            guilty = bool((hand_counts[bluffer] > 0)[COLOUR_TYPES[challenge_colour]].any())
+            guilty = bool(holds_colour(hand_counts[bluffer], challenge_colour))
     elif challenge is not None:
         raise ValueError("challenge is only set while a Wild Draw Four waits for its answer")
     if phase_name == "uno" and hand_counts[current].sum() != 1:

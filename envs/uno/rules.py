@@ -11,12 +11,17 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from envs.cards import DECK_SIZE
 from envs.core import RulesBase
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 10
+
+#: Cards the deal must leave in the draw pile: a Wild Draw Four turned first goes back and
+#: another is turned, so the pile must hold a card that is not one of the 4 Wild Draw Fours.
+MIN_DRAW_PILE = 5
 
 #: ``reward="points"`` pays card points times this constant (a 50-point Wild left in a
 #: loser's hand costs it 0.5), keeping returns in a range that suits value networks.
@@ -27,6 +32,22 @@ _CHOICES = {
     "reward": ("win", "points"),
     "hand_starter": ("rotate", "winner"),
 }
+
+
+@njit(cache=True)
+def match_over_one(scores: np.ndarray, target_score: int, reverse_scoring: bool) -> bool:
+    """Whether a match with these totals (one per seat) is over: standard scoring ends when
+    a total reaches the target (>=), reverse scoring when one passes it (>)."""
+    top = scores.max()
+    return top > target_score if reverse_scoring else top >= target_score
+
+
+@njit(cache=True)
+def match_leaders_one(scores: np.ndarray, reverse_scoring: bool) -> np.ndarray:
+    """Who leads a match with these totals (bool per seat, ties share): the highest total
+    in standard scoring, the lowest in reverse scoring. At the end they are the winners."""
+    best = scores.min() if reverse_scoring else scores.max()
+    return scores == best
 
 
 @dataclass(frozen=True)
@@ -79,8 +100,11 @@ class UnoRules(RulesBase):
                 raise ValueError(f"UnoRules.{field.name} must be an integer, got {value!r}")
         if self.hand_size < 1:
             raise ValueError(f"UnoRules.hand_size must be at least 1, got {self.hand_size}")
-        if self.hand_size * MIN_PLAYERS + 1 > DECK_SIZE:
-            raise ValueError(f"UnoRules.hand_size={self.hand_size} cannot be dealt from 108 cards")
+        if self.hand_size * MIN_PLAYERS + MIN_DRAW_PILE > DECK_SIZE:
+            raise ValueError(
+                f"UnoRules.hand_size={self.hand_size} cannot be dealt from 108 cards "
+                f"(at most {(DECK_SIZE - MIN_DRAW_PILE) // MIN_PLAYERS})"
+            )
         if self.uno_penalty < 0:
             raise ValueError(f"UnoRules.uno_penalty must be >= 0 (0 disables UNO), got {self.uno_penalty}")
         if isinstance(self.uno_catch_prob, bool) or not isinstance(self.uno_catch_prob, (int, float)):
@@ -96,17 +120,20 @@ class UnoRules(RulesBase):
                 )
 
     def match_over(self, scores: np.ndarray) -> np.ndarray:
-        """Whether a match with these totals ``[..., P]`` is over: standard scoring ends when
-        a total reaches the target (>=), reverse scoring when one passes it (>)."""
-        top = np.asarray(scores).max(axis=-1)
-        return top >= self.target_score if self.scoring == "standard" else top > self.target_score
+        """Whether a match with these totals ``[..., P]`` is over (:func:`match_over_one`)."""
+        scores = np.asarray(scores, dtype=np.int64)
+        rows = scores.reshape(-1, scores.shape[-1])
+        reverse = self.scoring == "reverse"
+        over = np.array([match_over_one(row, self.target_score, reverse) for row in rows], dtype=bool)
+        return over.reshape(scores.shape[:-1])
 
     def match_winners(self, scores: np.ndarray) -> np.ndarray:
-        """Who leads a match with these totals ``[..., P]`` (bool, ties share): the highest
-        total in standard scoring, the lowest in reverse scoring."""
-        scores = np.asarray(scores)
-        best = scores.max(axis=-1, keepdims=True) if self.scoring == "standard" else scores.min(axis=-1, keepdims=True)
-        return scores == best
+        """Who leads a match with these totals ``[..., P]`` (:func:`match_leaders_one`)."""
+        scores = np.asarray(scores, dtype=np.int64)
+        rows = scores.reshape(-1, scores.shape[-1])
+        reverse = self.scoring == "reverse"
+        leaders = np.array([match_leaders_one(row, reverse) for row in rows], dtype=bool)
+        return leaders.reshape(scores.shape)
 
     def check_players(self, num_players: int) -> None:
         """Raise ``ValueError`` unless these rules can be played by ``num_players``."""
@@ -114,8 +141,9 @@ class UnoRules(RulesBase):
             raise ValueError(f"num_players must be an integer, got {num_players!r}")
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"classic UNO is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {num_players}")
-        if num_players * self.hand_size + 1 > DECK_SIZE:
+        if num_players * self.hand_size + MIN_DRAW_PILE > DECK_SIZE:
             raise ValueError(
-                f"cannot deal {self.hand_size} cards to {num_players} players and turn a starting "
-                f"card from 108 cards (at most hand_size={(DECK_SIZE - 1) // num_players})"
+                f"cannot deal {self.hand_size} cards to {num_players} players and still turn a starting "
+                f"card: the draw pile must keep {MIN_DRAW_PILE} cards, one more than the Wild Draw Fours "
+                f"that go back (at most hand_size={(DECK_SIZE - MIN_DRAW_PILE) // num_players})"
             )

@@ -138,6 +138,7 @@ class TricksEngine(BatchedEngine):
     """
 
     game = "tricks"
+    obs_size = OBS_SIZE
     action_names = A.ACTION_NAMES
     phase_names = PHASE_NAMES
     positions_module = "envs.uno_tricks.positions"

@@ -1,0 +1,636 @@
+"""The rules of classic UNO (RULES.md, game 1) as compiled kernels, one game at a time.
+
+:class:`envs.uno.engine.UnoEngine` keeps the state of a batch of games in numpy arrays
+(batch first) and calls these ``numba`` kernels, which loop over the games in compiled
+code: a step costs the same few microseconds of Python whether it moves 1 game or 8,192,
+and each game's turn reads like the rules. Every function below that takes ``g`` works
+on game ``g`` of the batch; the state arrays are those of ``UnoEngine._allocate``, passed
+in the order of :data:`STATE`. Random draws go through ``envs.rng``'s per-game streams,
+so a seed gives the same deals whatever the batch size.
+
+Turn structure, phase by phase:
+
+* ``play``: play a matching card (a Wild names its colour in the action) or ``draw``.
+  Facing stacked Draw Twos (``stacking``): play a Draw Two or ``draw`` them all.
+* ``drawn``: the card just drawn is playable: play it (or ``pass`` when
+  ``must_play_drawn`` is False). An unplayable drawn card ends the turn at once.
+* ``uno``: the player just played its second-to-last card: ``uno`` or ``silent``;
+  the card's effect applies after this decision.
+* ``challenge``: the player after a Wild Draw Four: ``challenge`` or ``accept``.
+* ``colour``: the first player names the colour of a starting Wild, then plays on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from envs.cards import (
+    DECK,
+    DECK_SIZE,
+    KIND_DRAW_TWO,
+    KIND_REVERSE,
+    KIND_SKIP,
+    KIND_WILD,
+    KIND_WILD_DRAW_FOUR,
+    NUM_CARD_TYPES,
+    NUM_COLOURS,
+    TYPE_COLOUR,
+    TYPE_KIND,
+    TYPE_VALUE,
+    WILD,
+    WILD_DRAW_FOUR,
+)
+from envs.rng import next_deal_one, random_uniform_one, random_words_one, shuffle_one
+from envs.uno import actions as A
+from envs.uno.observation import FIELDS
+from envs.uno.rules import POINTS_REWARD_SCALE, match_leaders_one, match_over_one
+
+PLAY, DRAWN, CHALLENGE, UNO, COLOUR = range(5)
+OVER = 5  # a finished game when auto_reset is off: no legal action
+
+WILD_DRAW_FOUR_DRAW = 4
+INNOCENT_CHALLENGE_DRAW = 6
+DRAW_TWO_DRAW = 2
+
+#: The state arrays of ``UnoEngine``, in the order the kernels take them.
+STATE = (
+    "hands",  # int8 [B, P, 54]: copies of each card type held
+    "hand_size",  # int64 [B, P]
+    "draw_pile",  # int8 [B, 108]: cards in [draw_top, draw_end), top first
+    "draw_top",
+    "draw_end",
+    "discard",  # int8 [B, 108]: bottom first, top at discard_len - 1
+    "discard_len",
+    "discard_counts",  # int8 [B, 54]: copies of each type in the discard pile
+    "top",  # type of the discard pile's top card
+    "colour",  # colour in force, -1 while a starting Wild waits
+    "direction",  # +1 or -1
+    "current",  # seat to act
+    "phase",
+    "pending_draw",  # stacked Draw Two cards
+    "drawn_card",  # the card just drawn (phase drawn), else -1
+    "challenge_colour",  # colour in force before the Wild Draw Four being answered
+    "challenge_guilty",  # whether its player held a card of that colour
+    "uno_declared",  # bool [B, P]
+    "revealed_hand",  # int8 [B, 54]: the hand a challenge showed ...
+    "revealed_to",  # ... to this seat (until its next decision), -1 if none ...
+    "revealed_from",  # ... of this seat
+    "scores",  # int64 [B, P]: match points
+    "match_rewards",  # float64 [B, P]: points reward summed over a match
+    "hand_number",
+    "hand_starter",  # first player of the current hand
+    "hand_ended",  # bool: a hand ended in the last step ...
+    "hand_winner",  # ... won by this seat (-1 if none) ...
+    "hand_points",  # ... which added these points to each seat
+    "game_seeds",  # uint64: each game's random stream
+    "rng_counter",
+)
+
+
+def _match_table() -> np.ndarray:
+    """``bool [6, 54, 54]``: may card type t be played, [context, top card, t]?
+
+    Context 0: no colour in force (only while a starting Wild waits for its colour);
+    1-4: colour 0-3 in force; 5: facing stacked Draw Twos (only a Draw Two answers).
+    A card matches by colour or by kind (number or symbol); wilds always match.
+    """
+    table = np.zeros((6, NUM_CARD_TYPES, NUM_CARD_TYPES), dtype=np.bool_)
+    coloured = TYPE_COLOUR >= 0
+    is_wild = TYPE_COLOUR < 0
+    for colour in range(NUM_COLOURS):
+        for top in range(NUM_CARD_TYPES):
+            same_kind = (TYPE_KIND == TYPE_KIND[top]) & coloured & (TYPE_COLOUR[top] >= 0)
+            table[colour + 1, top] = (TYPE_COLOUR == colour) | same_kind | is_wild
+    table[PENDING_CONTEXT, :] = TYPE_KIND == KIND_DRAW_TWO
+    return table
+
+
+PENDING_CONTEXT = 5
+MATCH = _match_table()
+_KIND = TYPE_KIND.astype(np.int64)
+_COLOUR_OF = TYPE_COLOUR.astype(np.int64)
+_VALUE = TYPE_VALUE.astype(np.int64)
+_DECK = DECK.astype(np.int8)
+_ACTION_CARD = A.ACTION_CARD.copy()
+_ACTION_COLOUR = A.ACTION_COLOUR.copy()
+# Observation offsets (envs.uno.observation documents the layout).
+_HAND = FIELDS["hand"].start
+_TOP = FIELDS["top_card"].start
+_COLOUR = FIELDS["colour"].start
+_DIRECTION = FIELDS["direction"].start
+_NUM_PLAYERS = FIELDS["num_players"].start
+_HAND_SIZES = FIELDS["hand_sizes"].start
+_UNO_DECLARED = FIELDS["uno_declared"].start
+_SCORES = FIELDS["scores"].start
+_DRAW_PILE_SIZE = FIELDS["draw_pile_size"].start
+_DISCARD_PILE_SIZE = FIELDS["discard_pile_size"].start
+_DISCARD_COUNTS = FIELDS["discard_counts"].start
+_PHASE = FIELDS["phase"].start
+_PENDING_DRAW = FIELDS["pending_draw"].start
+_DRAWN_CARD = FIELDS["drawn_card"].start
+_CHALLENGE_COLOUR = FIELDS["challenge_colour"].start
+_REVEALED_HAND = FIELDS["revealed_hand"].start
+_REVEALED_SEAT = FIELDS["revealed_seat"].start
+
+
+# ---------------------------------------------------------------------- small rules
+@njit(cache=True)
+def playable(card: int, top: int, colour: int, pending_draw: int) -> bool:
+    """May ``card`` be played on ``top`` with ``colour`` in force (and stacked draws pending)?"""
+    context = PENDING_CONTEXT if pending_draw > 0 else colour + 1
+    return MATCH[context, top, card]
+
+
+@njit(cache=True)
+def holds_colour(hand, colour: int) -> bool:
+    """Whether a hand (copies per type) holds a card of ``colour``: a Wild Draw Four played
+    with such a card in hand was a bluff, and a challenge finds the player guilty."""
+    for t in range(NUM_CARD_TYPES):  # noqa: SIM110 (numba compiles loops, not any() over generators)
+        if hand[t] > 0 and _COLOUR_OF[t] == colour:
+            return True
+    return False
+
+
+@njit(cache=True)
+def seat_after(seat: int, steps: int, direction: int, num_players: int) -> int:
+    """The seat ``steps`` places on in the direction of play (negative: back)."""
+    return (seat + steps * direction) % num_players
+
+
+# ---------------------------------------------------------------------- drawing
+@njit(cache=True)
+def take_from_pile(hands, hand_size, draw_pile, draw_top, g: int, player: int, count: int) -> int:
+    """Move ``count`` cards (all present) from the top of the draw pile to the hand; the last one, or -1."""
+    last = -1
+    for _ in range(count):
+        last = draw_pile[g, draw_top[g]]
+        draw_top[g] += 1
+        hands[g, player, last] += 1
+    hand_size[g, player] += count
+    return last
+
+
+@njit(cache=True)
+def reshuffle(s, g: int) -> None:
+    """The draw pile is empty: shuffle the discard pile but its top card into a new draw pile."""
+    n = s.discard_len[g] - 1
+    if n < 1:
+        return
+    words = np.empty(DECK_SIZE, np.uint64)
+    random_words_one(s.game_seeds, s.rng_counter, g, words)
+    s.draw_pile[g, :n] = s.discard[g, :n]
+    shuffle_one(s.draw_pile[g], n, words)
+    s.draw_top[g] = 0
+    s.draw_end[g] = n
+    s.discard_len[g] = 1
+    s.discard[g, 0] = s.top[g]
+    s.discard_counts[g, :] = 0
+    s.discard_counts[g, s.top[g]] = 1
+
+
+@njit(cache=True)
+def draw_cards(s, g: int, player: int, count: int) -> int:
+    """``player`` draws ``count`` cards from the top; returns the last card drawn (-1 if none).
+
+    An empty draw pile is refilled from the discard pile (all but its top card); when
+    both are empty the player draws what there is, possibly nothing.
+    """
+    hands, hand_size, draw_pile, draw_top, draw_end = s.hands, s.hand_size, s.draw_pile, s.draw_top, s.draw_end
+    available = draw_end[g] - draw_top[g]
+    if available >= count:
+        return take_from_pile(hands, hand_size, draw_pile, draw_top, g, player, count)
+    last = take_from_pile(hands, hand_size, draw_pile, draw_top, g, player, available)
+    reshuffle(s, g)
+    rest = min(count - available, draw_end[g] - draw_top[g])
+    if rest > 0:
+        last = take_from_pile(hands, hand_size, draw_pile, draw_top, g, player, rest)
+    return last
+
+
+# ---------------------------------------------------------------------- dealing
+@njit(cache=True)
+def deal(s, g: int, num_players: int, hand_size: int) -> None:
+    """Shuffle the full deck, deal, turn the starting card and apply its effect."""
+    hands, draw_pile, draw_top, draw_end = s.hands, s.draw_pile, s.draw_top, s.draw_end
+    next_deal_one(s.game_seeds, s.rng_counter, g)
+    words = np.empty(DECK_SIZE, np.uint64)
+    random_words_one(s.game_seeds, s.rng_counter, g, words)
+    order = np.argsort(words)
+    dealt = num_players * hand_size
+    hands[g] = 0
+    for j in range(dealt):
+        hands[g, j % num_players, _DECK[order[j]]] += 1
+    s.hand_size[g, :] = hand_size
+    draw_pile[g] = 0
+    for j in range(DECK_SIZE - dealt):
+        draw_pile[g, j] = _DECK[order[dealt + j]]
+    draw_top[g] = 0
+    draw_end[g] = DECK_SIZE - dealt
+    # A Wild Draw Four turned first goes back; the pile is reshuffled and another turned.
+    while draw_pile[g, 0] == WILD_DRAW_FOUR:
+        random_words_one(s.game_seeds, s.rng_counter, g, words)
+        shuffle_one(draw_pile[g], draw_end[g], words)
+    first_card = np.int64(draw_pile[g, 0])
+    draw_top[g] = 1
+    discard, discard_counts = s.discard, s.discard_counts
+    discard[g] = 0
+    discard[g, 0] = first_card
+    s.discard_len[g] = 1
+    discard_counts[g] = 0
+    discard_counts[g, first_card] = 1
+    s.top[g] = first_card
+    s.colour[g] = _COLOUR_OF[first_card]  # a starting Wild leaves no colour (-1) until it is named
+    s.direction[g] = 1
+    s.pending_draw[g] = 0
+    s.drawn_card[g] = -1
+    s.challenge_colour[g] = -1
+    s.challenge_guilty[g] = False
+    s.uno_declared[g] = False
+    s.revealed_to[g] = -1
+    s.revealed_from[g] = -1
+    start_hand(s, g, first_card, num_players)
+
+
+@njit(cache=True)
+def start_hand(s, g: int, first_card: int, num_players: int) -> None:
+    """The first card's effect on the first player (RULES.md, "Deal and start")."""
+    first = s.hand_starter[g]
+    kind = _KIND[first_card]
+    s.phase[g] = COLOUR if kind == KIND_WILD else PLAY
+    current = first
+    if kind == KIND_SKIP:
+        current += 1
+    elif kind == KIND_REVERSE:
+        s.direction[g] = -1
+        current -= 1  # the dealer, seat before the first player, plays first
+    elif kind == KIND_DRAW_TWO:
+        draw_cards(s, g, first, DRAW_TWO_DRAW)
+        current += 1
+    s.current[g] = current % num_players
+
+
+@njit(cache=True)
+def new_game(s, g: int, num_players: int, hand_size: int) -> None:
+    """Start a new game (a hand, or the first hand of a match) in game ``g``."""
+    s.scores[g] = 0
+    s.match_rewards[g] = 0.0
+    s.hand_number[g] = 0
+    s.hand_starter[g] = 0
+    deal(s, g, num_players, hand_size)
+
+
+@njit(cache=True)
+def new_games(s, games, num_players: int, hand_size: int) -> None:
+    """:func:`new_game` in each of ``games``."""
+    for g in games:
+        new_game(s, g, num_players, hand_size)
+
+
+# ---------------------------------------------------------------------- turn effects
+@njit(cache=True)
+def pass_turn(s, g: int, steps: int, num_players: int) -> None:
+    """The turn goes ``steps`` seats on (2 skips the next player); phase ``play``."""
+    s.current[g] = seat_after(s.current[g], steps, s.direction[g], num_players)
+    s.phase[g] = PLAY
+    s.drawn_card[g] = -1
+
+
+@njit(cache=True)
+def play_card(s, out, g: int, card: int, named: int, rules) -> bool:
+    """Move ``card`` from the player's hand to the discard pile; a last card ends the hand,
+    a second-to-last asks for UNO. Returns whether the card takes effect now."""
+    hands, hand_size = s.hands, s.hand_size
+    p = s.current[g]
+    hands[g, p, card] -= 1
+    hand_size[g, p] -= 1
+    s.discard[g, s.discard_len[g]] = card
+    s.discard_len[g] += 1
+    s.discard_counts[g, card] += 1
+    s.top[g] = card
+    s.uno_declared[g, p] = False
+    s.drawn_card[g] = -1
+    if card == WILD_DRAW_FOUR:
+        before = s.colour[g]
+        s.challenge_guilty[g] = holds_colour(hands[g, p], before)
+        s.challenge_colour[g] = before
+    s.colour[g] = named if named >= 0 else _COLOUR_OF[card]
+    left = hand_size[g, p]
+    if left == 0:
+        end_hand(s, out, g, p, rules)
+        return False
+    if left == 1 and rules.uno_penalty > 0:
+        s.phase[g] = UNO
+        return False
+    return True
+
+
+@njit(cache=True)
+def apply_effect(s, g: int, rules) -> None:
+    """Effect of the top card just played by the current player; passes the turn."""
+    num_players, stacking = rules.num_players, rules.stacking
+    p = s.current[g]
+    kind = _KIND[s.top[g]]
+    steps = 1
+    if kind == KIND_REVERSE:
+        s.direction[g] = -s.direction[g]
+        if num_players == 2:
+            steps = 2  # with two players a Reverse acts as a Skip
+    elif kind == KIND_SKIP:
+        steps = 2
+    elif kind == KIND_DRAW_TWO:
+        if stacking:
+            s.pending_draw[g] += DRAW_TWO_DRAW
+        else:
+            draw_cards(s, g, seat_after(p, 1, s.direction[g], num_players), DRAW_TWO_DRAW)
+            steps = 2
+    pass_turn(s, g, steps, num_players)
+    if kind == KIND_WILD_DRAW_FOUR:
+        s.phase[g] = CHALLENGE
+
+
+@njit(cache=True)
+def draw_action(s, g: int, num_players: int) -> None:
+    """``draw``: the stacked Draw Twos (ending the turn), or one card, played at once if it can be."""
+    p = s.current[g]
+    pending = s.pending_draw[g]
+    if pending > 0:
+        draw_cards(s, g, p, pending)
+        s.pending_draw[g] = 0
+        pass_turn(s, g, 1, num_players)
+        return
+    card = draw_cards(s, g, p, 1)
+    if card >= 0 and playable(card, s.top[g], s.colour[g], s.pending_draw[g]):
+        s.phase[g] = DRAWN
+        s.drawn_card[g] = card
+    else:
+        pass_turn(s, g, 1, num_players)
+
+
+@njit(cache=True)
+def answer_challenge(s, g: int, challenge: bool, num_players: int) -> None:
+    """Accept (draw 4, lose the turn) or challenge the Wild Draw Four just played.
+
+    A guilty player draws 4 and the challenger plays on; an innocent one makes the
+    challenger draw 6 and lose the turn. Either way the challenger sees the hand.
+    """
+    challenger = s.current[g]
+    bluffer = seat_after(challenger, -1, s.direction[g], num_players)
+    s.challenge_colour[g] = -1
+    if challenge:
+        s.revealed_hand[g, :] = s.hands[g, bluffer]
+        s.revealed_to[g] = challenger
+        s.revealed_from[g] = bluffer
+    guilty = challenge and s.challenge_guilty[g]
+    if guilty:
+        draw_cards(s, g, bluffer, WILD_DRAW_FOUR_DRAW)
+    else:
+        draw_cards(s, g, challenger, INNOCENT_CHALLENGE_DRAW if challenge else WILD_DRAW_FOUR_DRAW)
+    s.phase[g] = PLAY  # a guilty player's challenger plays on the declared colour
+    if not guilty:
+        pass_turn(s, g, 1, num_players)
+
+
+@njit(cache=True)
+def declare_uno(s, g: int, declared: bool, rules) -> None:
+    """Declare UNO or stay silent (caught with ``uno_catch_prob``: penalty draw)."""
+    p = s.current[g]
+    uno_penalty, catch_prob = rules.uno_penalty, rules.uno_catch_prob
+    if declared:
+        s.uno_declared[g, p] = True
+        return
+    if catch_prob >= 1.0:
+        caught = True
+    elif catch_prob > 0.0:
+        caught = random_uniform_one(s.game_seeds, s.rng_counter, g) < catch_prob
+    else:
+        caught = False
+    if caught:
+        draw_cards(s, g, p, uno_penalty)
+
+
+# ---------------------------------------------------------------------- scoring
+@njit(cache=True)
+def end_hand(s, out, g: int, winner: int, rules) -> None:
+    """``winner`` played its last card: final draws, scoring, match end or next hand."""
+    num_players, reverse_scoring = rules.num_players, rules.reverse_scoring
+    hands, scores = s.hands, s.scores
+    kind = _KIND[s.top[g]]
+    final_draw = 0
+    if kind == KIND_DRAW_TWO:
+        final_draw = DRAW_TWO_DRAW + s.pending_draw[g]
+    elif kind == KIND_WILD_DRAW_FOUR:
+        final_draw = WILD_DRAW_FOUR_DRAW
+    if final_draw > 0:
+        draw_cards(s, g, seat_after(winner, 1, s.direction[g], num_players), final_draw)
+    s.pending_draw[g] = 0
+    s.challenge_colour[g] = -1  # no challenge of a final card
+    s.challenge_guilty[g] = False
+    values = np.zeros(num_players, np.int64)
+    for p in range(num_players):
+        for t in range(NUM_CARD_TYPES):
+            values[p] += hands[g, p, t] * _VALUE[t]
+    total = values.sum()
+    points = values.copy() if reverse_scoring else np.zeros(num_players, np.int64)
+    if not reverse_scoring:
+        points[winner] = total
+    hand_reward = (-values).astype(np.float64)  # 0.0, not -0.0, for an empty hand
+    if not reverse_scoring:
+        hand_reward[winner] = total
+    for p in range(num_players):
+        scores[g, p] += points[p]
+        s.hand_points[g, p] = points[p]
+    s.hand_ended[g] = True
+    s.hand_winner[g] = winner
+    if not rules.match:
+        winners = np.zeros(num_players, np.bool_)
+        winners[winner] = True
+        game_over(s, out, g, winners, hand_reward, rules)
+        return
+    for p in range(num_players):
+        s.match_rewards[g, p] += hand_reward[p]
+    if match_over_one(scores[g], rules.target_score, reverse_scoring):
+        game_over(s, out, g, match_leaders_one(scores[g], reverse_scoring), s.match_rewards[g].copy(), rules)
+        return
+    s.hand_number[g] += 1
+    if rules.winner_starts:
+        s.hand_starter[g] = winner
+    else:
+        s.hand_starter[g] = (s.hand_starter[g] + 1) % num_players
+    deal(s, g, num_players, rules.hand_size)
+
+
+@njit(cache=True)
+def game_over(s, out, g: int, winners, points_reward, rules) -> None:
+    """Game over: rewards for every seat (``win`` or ``points``), winners and final scores."""
+    num_players, points = rules.num_players, rules.points_reward
+    n_win = winners.sum()
+    n_lose = num_players - n_win
+    for p in range(num_players):
+        if points:
+            out.rewards[g, p] = points_reward[p] * POINTS_REWARD_SCALE
+        elif n_lose == 0:
+            out.rewards[g, p] = 0.0
+        elif winners[p]:
+            out.rewards[g, p] = 1.0 / n_win
+        else:
+            out.rewards[g, p] = -1.0 / n_lose
+        out.winners[g, p] = winners[p]
+        out.final_scores[g, p] = s.scores[g, p]
+    out.done[g] = True
+
+
+# ---------------------------------------------------------------------- one step
+@njit(cache=True)
+def step_games(s, out, actions, rules) -> None:
+    """Apply each game's action (all checked legal); a game that ends sets ``done``."""
+    for g in range(actions.size):
+        if s.phase[g] == OVER:
+            continue  # a finished game ignores its action
+        a = actions[g]
+        if a < A.DRAW:
+            if play_card(s, out, g, _ACTION_CARD[a], _ACTION_COLOUR[a], rules):
+                apply_effect(s, g, rules)
+        elif a == A.DRAW:
+            draw_action(s, g, rules.num_players)
+        elif a == A.PASS:
+            pass_turn(s, g, 1, rules.num_players)
+        elif a == A.CHALLENGE or a == A.ACCEPT:
+            answer_challenge(s, g, a == A.CHALLENGE, rules.num_players)
+        elif a == A.UNO or a == A.SILENT:
+            declare_uno(s, g, a == A.UNO, rules)
+            apply_effect(s, g, rules)
+        else:
+            s.colour[g] = _ACTION_COLOUR[a]
+            s.phase[g] = PLAY
+
+
+@njit(cache=True)
+def step_and_observe(s, out, actions, legal, obs, mask, rules, auto_reset: bool, deal_here: bool) -> int:
+    """One whole step of the batch: what ``BatchedEngine.step`` asks of a game's kernel.
+
+    Returns the first game whose action is out of range or not ``legal`` (the mask of
+    the last observation), having changed nothing; else applies every action, deals
+    again where a game ended (``deal_here``; otherwise a game that ended without
+    ``auto_reset`` is put in phase over), writes the next ``obs`` and ``mask`` and returns -1.
+    """
+    for g in range(actions.size):
+        a = actions[g]
+        if a < 0 or a >= A.NUM_ACTIONS or (s.phase[g] != OVER and not legal[g, a]):
+            return g
+    begin_step(s)
+    step_games(s, out, actions, rules)
+    for g in range(actions.size):
+        if out.done[g]:
+            if deal_here:
+                new_game(s, g, rules.num_players, rules.hand_size)
+            elif not auto_reset:
+                s.phase[g] = OVER
+    legal_mask(s, mask, rules.draw_anytime, rules.must_play_drawn)
+    observation(s, s.current, obs, rules.num_players, rules.target_score)
+    return -1
+
+
+@njit(cache=True)
+def begin_step(s) -> None:
+    """Clear last step's events; a revealed hand is shown until its viewer's next decision."""
+    for g in range(s.phase.size):
+        s.hand_ended[g] = False
+        s.hand_winner[g] = -1
+        s.hand_points[g] = 0
+        if s.revealed_to[g] == s.current[g]:
+            s.revealed_to[g] = -1
+
+
+# ---------------------------------------------------------------------- legal actions
+@njit(cache=True)
+def legal_mask(s, mask, draw_anytime: bool, must_play_drawn: bool) -> None:
+    """``mask[g]``: the legal actions of game g's player to act (all False when over)."""
+    hands, top, colour, current, phase, pending_draw, drawn_card = (
+        s.hands,
+        s.top,
+        s.colour,
+        s.current,
+        s.phase,
+        s.pending_draw,
+        s.drawn_card,
+    )
+    mask[:] = False
+    for g in range(mask.shape[0]):
+        ph = phase[g]
+        if ph == PLAY:
+            context = PENDING_CONTEXT if pending_draw[g] > 0 else colour[g] + 1
+            match = MATCH[context, top[g]]
+            hand = hands[g, current[g]]
+            anything = False
+            for t in range(A.NUM_COLOURED_TYPES):
+                if hand[t] > 0 and match[t]:
+                    mask[g, t] = True
+                    anything = True
+            if hand[WILD] > 0 and match[WILD]:
+                mask[g, A.PLAY_WILD : A.PLAY_WILD + 4] = True
+                anything = True
+            if hand[WILD_DRAW_FOUR] > 0 and match[WILD_DRAW_FOUR]:
+                mask[g, A.PLAY_WILD_DRAW_FOUR : A.PLAY_WILD_DRAW_FOUR + 4] = True
+                anything = True
+            mask[g, A.DRAW] = draw_anytime or not anything or pending_draw[g] > 0
+        elif ph == DRAWN:
+            card = drawn_card[g]
+            if card == WILD:
+                mask[g, A.PLAY_WILD : A.PLAY_WILD + 4] = True
+            elif card == WILD_DRAW_FOUR:
+                mask[g, A.PLAY_WILD_DRAW_FOUR : A.PLAY_WILD_DRAW_FOUR + 4] = True
+            else:
+                mask[g, card] = True
+            mask[g, A.PASS] = not must_play_drawn
+        elif ph == CHALLENGE:
+            mask[g, A.CHALLENGE] = True
+            mask[g, A.ACCEPT] = True
+        elif ph == UNO:
+            mask[g, A.UNO] = True
+            mask[g, A.SILENT] = True
+        elif ph == COLOUR:
+            mask[g, A.CHOOSE_COLOUR : A.CHOOSE_COLOUR + 4] = True
+
+
+# ---------------------------------------------------------------------- observation
+@njit(cache=True)
+def observation(s, viewer, obs, num_players: int, target_score: int) -> None:
+    """``obs[g]``: what ``viewer[g]`` may know of game g (envs.uno.observation's layout)."""
+    hands, hand_size, uno_declared, scores = s.hands, s.hand_size, s.uno_declared, s.scores
+    top, colour, direction, current, phase = s.top, s.colour, s.direction, s.current, s.phase
+    drawn_card, challenge_colour = s.drawn_card, s.challenge_colour
+    revealed_hand, revealed_to, revealed_from = s.revealed_hand, s.revealed_to, s.revealed_from
+    score_scale = 1.0 / target_score
+    obs[:] = 0.0
+    for g in range(obs.shape[0]):
+        v = viewer[g]
+        row = obs[g]
+        for t in range(NUM_CARD_TYPES):
+            row[_HAND + t] = hands[g, v, t]
+            row[_DISCARD_COUNTS + t] = s.discard_counts[g, t]
+        row[_TOP + top[g]] = 1.0
+        if colour[g] >= 0:
+            row[_COLOUR + colour[g]] = 1.0
+        d = direction[g]
+        row[_DIRECTION] = d
+        row[_NUM_PLAYERS] = num_players
+        # Relative seats in the direction of play from the viewer.
+        for i in range(num_players):
+            seat = (v + d * i) % num_players
+            row[_HAND_SIZES + i] = hand_size[g, seat]
+            row[_UNO_DECLARED + i] = uno_declared[g, seat]
+            row[_SCORES + i] = scores[g, seat] * score_scale
+        row[_DRAW_PILE_SIZE] = s.draw_end[g] - s.draw_top[g]
+        row[_DISCARD_PILE_SIZE] = s.discard_len[g]
+        if phase[g] < OVER:
+            row[_PHASE + phase[g]] = 1.0
+        row[_PENDING_DRAW] = s.pending_draw[g]
+        if drawn_card[g] >= 0 and v == current[g]:  # only the drawer knows it
+            row[_DRAWN_CARD + drawn_card[g]] = 1.0
+        if challenge_colour[g] >= 0:
+            row[_CHALLENGE_COLOUR + challenge_colour[g]] = 1.0
+        if revealed_to[g] == v:
+            for t in range(NUM_CARD_TYPES):
+                row[_REVEALED_HAND + t] = revealed_hand[g, t]
+            row[_REVEALED_SEAT + ((revealed_from[g] - v) * d) % num_players] = 1.0
