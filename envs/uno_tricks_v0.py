@@ -19,7 +19,6 @@ from typing import Any
 
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 import envs.uno_tricks as game
 from envs.uno_tricks import TricksRules
@@ -28,10 +27,9 @@ from envs.wrappers import BatchedPolicy, EngineAEC, SeatEnv
 
 
 def env(rules: TricksRules | Mapping[str, Any] | None = None, render_mode: str | None = None, **options: Any) -> AECEnv:
-    """The AEC environment with PettingZoo's standard safety wrappers."""
-    aec = raw_env(rules=rules, render_mode=render_mode, **options)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    """The AEC environment. It makes PettingZoo's order and bounds checks itself, so it
+    comes without PettingZoo's wrapper layer (see :class:`~envs.wrappers.EngineAEC`)."""
+    return raw_env(rules=rules, render_mode=render_mode, **options)
 
 
 class raw_env(EngineAEC, EzPickle):  # noqa: N801 (PettingZoo's naming convention)

@@ -23,7 +23,6 @@ from typing import Any
 
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 import envs.uno as game
 from envs.uno import UnoRules
@@ -36,10 +35,9 @@ def env(
     render_mode: str | None = None,
     **options: Any,
 ) -> AECEnv:
-    """The AEC environment with PettingZoo's standard safety wrappers."""
-    aec = raw_env(num_players=num_players, rules=rules, render_mode=render_mode, **options)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    """The AEC environment. It makes PettingZoo's order and bounds checks itself, so it
+    comes without PettingZoo's wrapper layer (see :class:`~envs.wrappers.EngineAEC`)."""
+    return raw_env(num_players=num_players, rules=rules, render_mode=render_mode, **options)
 
 
 class raw_env(EngineAEC, EzPickle):  # noqa: N801 (PettingZoo's naming convention)

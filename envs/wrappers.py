@@ -70,8 +70,14 @@ class EngineAEC(AECEnv):
     """A PettingZoo AEC environment over a one-game engine (``auto_reset`` off).
 
     Agents ``player_0``…; observations ``{"observation", "action_mask"}``; rewards come
-    for every agent when the game ends. An illegal action raises
-    :class:`~envs.core.IllegalActionError` and changes nothing.
+    for every agent when the game ends. An illegal or out-of-range action raises
+    :class:`~envs.core.IllegalActionError` naming the legal ones and changes nothing.
+
+    It enforces PettingZoo's call order itself (``step``, ``observe``, ``render`` or
+    ``agent_iter`` before ``reset`` is an error; ``step`` once every agent is done only
+    warns), the checks of PettingZoo's ``OrderEnforcingWrapper`` and
+    ``AssertOutOfBoundsWrapper``, so ``env()`` needs no wrapper layer: those forward
+    every attribute read through Python, which cost more than the game step itself.
     """
 
     game: ModuleType
@@ -91,6 +97,7 @@ class EngineAEC(AECEnv):
         self.observation_spaces = {a: observation_space(self.game, self.rules) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.game.NUM_ACTIONS) for a in self.possible_agents}
         self.engine = None
+        self._action = np.zeros(1, np.int64)  # the engine's one-game action array, reused
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -111,7 +118,12 @@ class EngineAEC(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self._cache[0]]
 
+    def _require_reset(self, what: str) -> None:
+        if self.engine is None:
+            raise RuntimeError(f"reset() must be called before {what}()")
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._require_reset("observe")
         seat = self._seat[agent]
         if self._cache[0] == seat:
             obs, mask = self._cache[1], self._cache[2]
@@ -120,19 +132,38 @@ class EngineAEC(AECEnv):
             obs, mask = o[0], m[0]
         return {"observation": obs.copy(), "action_mask": mask.astype(np.int8)}
 
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        self._require_reset("agent_iter")
+        return super().agent_iter(max_iter)
+
     def step(self, action: int | None) -> None:
+        self._require_reset("step")
+        if not self.agents:
+            gym.logger.warn("step() called after every agent is done: call reset() to play again")
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        obs, mask, rewards, done = self.engine.step(np.array([action], dtype=np.int64))
+        if type(action) is not int and not (isinstance(action, np.integer) and not isinstance(action, np.bool_)):
+            raise IllegalActionError(
+                f"{agent}: an action is an integer id in 0..{self.game.NUM_ACTIONS - 1}, got {action!r}"
+            )
+        if not 0 <= action < self.game.NUM_ACTIONS:
+            legal = ", ".join(f"'{self.engine.action_names[a]}'" for a in np.flatnonzero(self._cache[2]))
+            raise IllegalActionError(
+                f"{agent}: action {action} is out of range 0..{self.game.NUM_ACTIONS - 1}; legal here: {legal}"
+            )
+        self._action[0] = action
+        obs, mask, rewards, done = self.engine.step(self._action)
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: float(rewards[0, i]) for i, a in enumerate(self.possible_agents)}
-        if done[0]:
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if done[0]:  # every seat's reward arrives when the game ends
+            self.rewards = {a: float(rewards[0, i]) for i, a in enumerate(self.possible_agents)}
             self.terminations = dict.fromkeys(self.agents, True)
+            self._accumulate_rewards()
         self._cache = (int(self.engine.current[0]), obs[0], mask[0])
         self.agent_selection = self.possible_agents[self._cache[0]]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             print(self.render())
 
@@ -141,6 +172,7 @@ class EngineAEC(AECEnv):
         return self.engine.position(0)
 
     def render(self) -> str | None:
+        self._require_reset("render")
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; use render_mode='ansi'")
             return None

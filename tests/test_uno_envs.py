@@ -74,6 +74,31 @@ def test_illegal_action_raises_and_changes_nothing():
     assert env.unwrapped.position() == before
 
 
+@pytest.mark.parametrize("action", [70, -1, 2**70, 3.0, "draw", True, None])
+def test_a_bad_action_value_is_refused_by_name_and_changes_nothing(action):
+    env = uno_v0.env(num_players=2)
+    env.reset(seed=3)
+    before = env.unwrapped.position()
+    with pytest.raises(IllegalActionError, match="out of range|integer id"):
+        env.step(action)
+    assert env.unwrapped.position() == before
+
+
+def test_the_env_enforces_the_call_order_without_pettingzoo_wrappers():
+    env = uno_v0.env(num_players=2)
+    assert env.unwrapped is env
+    for call in (lambda: env.step(0), lambda: env.observe("player_0"), env.render, env.agent_iter):
+        with pytest.raises(RuntimeError, match=r"reset\(\) must be called before"):
+            call()
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, _, termination, truncation, _ = env.last()
+        env.step(None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert not env.agents
+    with pytest.warns(UserWarning, match="every agent is done"):
+        env.step(None)
+
+
 def test_options_reach_the_engine_and_bad_ones_are_refused():
     env = uno_v0.env(num_players=2, rules={"stacking": True}, uno_penalty=4)
     assert env.unwrapped.rules.stacking and env.unwrapped.rules.uno_penalty == 4

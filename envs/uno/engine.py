@@ -13,7 +13,6 @@ the returned observation of a finished game is the first of its next game.
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Sequence
 
 import numpy as np
@@ -26,29 +25,6 @@ from envs.uno.observation import OBS_SIZE, PHASES
 from envs.uno.rules import UnoRules
 
 PHASE_NAMES = PHASES + ("over",)
-
-#: The engine's state arrays as the kernels take them (one argument, fields by name).
-UnoState = namedtuple("UnoState", kernel.STATE)
-#: One step's outputs: rewards, done, winners and final scores of the games that ended.
-StepOutputs = namedtuple("StepOutputs", ["rewards", "done", "winners", "final_scores"])
-#: The rules as the kernels read them (scalars).
-KernelRules = namedtuple(
-    "KernelRules",
-    [
-        "num_players",
-        "hand_size",
-        "draw_anytime",
-        "must_play_drawn",
-        "stacking",
-        "uno_penalty",
-        "uno_catch_prob",
-        "match",
-        "target_score",
-        "reverse_scoring",
-        "points_reward",
-        "winner_starts",
-    ],
-)
 
 __all__ = ["IllegalActionError", "UnoEngine"]
 
@@ -115,81 +91,94 @@ class UnoEngine(BatchedEngine):
 
     # ------------------------------------------------------------------ state
     def _allocate(self) -> None:
-        """The whole game state. Piles are stacks of card type ids."""
+        """The whole game state: a few buffers (``kernel.BUFFERS``), each part a named view.
+
+        ``hands`` (int8 [B, P, 54], copies of each card type held), ``hand_size``,
+        ``draw_pile`` and ``discard`` (int8 [B, 108] stacks of card types), ... : the
+        layout and the meaning of every part are in :mod:`envs.uno.kernel`.
+        """
         B, P = self.num_games, self.num_players
-        self.hands = np.zeros((B, P, NUM_CARD_TYPES), np.int8)  # copies of each type held
-        self.hand_size = np.zeros((B, P), np.int64)
-        self.draw_pile = np.zeros((B, DECK_SIZE), np.int8)  # cards in [draw_top, draw_end)
-        self.draw_top = np.zeros(B, np.int64)  # next card drawn
-        self.draw_end = np.zeros(B, np.int64)
-        self.discard = np.zeros((B, DECK_SIZE), np.int8)  # bottom first, top at discard_len-1
-        self.discard_len = np.zeros(B, np.int64)
-        self.discard_counts = np.zeros((B, NUM_CARD_TYPES), np.int8)
-        self.top = np.zeros(B, np.int64)  # type of the discard pile's top card
-        self.colour = np.zeros(B, np.int64)  # colour in force, -1 while a starting Wild waits
-        self.direction = np.ones(B, np.int64)
-        self.current = np.zeros(B, np.int64)
-        self.phase = np.zeros(B, np.int64)
-        self.pending_draw = np.zeros(B, np.int64)  # stacked Draw Twos
-        self.drawn_card = np.full(B, -1, np.int64)
-        self.challenge_colour = np.full(B, -1, np.int64)  # colour before the Wild Draw Four
-        self.challenge_guilty = np.zeros(B, bool)
-        self.uno_declared = np.zeros((B, P), bool)
-        self.revealed_hand = np.zeros((B, NUM_CARD_TYPES), np.int8)
-        self.revealed_to = np.full(B, -1, np.int64)
-        self.revealed_from = np.full(B, -1, np.int64)
-        self.scores = np.zeros((B, P), np.int64)
+        self._scalars = np.zeros((B, len(kernel.SCALARS)), np.int64)
+        self._seat_values = np.zeros((B, len(kernel.SEAT_VALUES), P), np.int64)
+        self._flags = np.zeros((B, len(kernel.FLAGS) + P), bool)
+        self._card_counts = np.zeros((B, P + len(kernel.COUNT_ROWS), NUM_CARD_TYPES), np.int8)
+        self._piles = np.zeros((B, len(kernel.PILES), DECK_SIZE), np.int8)
         self.match_rewards = np.zeros((B, P), np.float64)  # points reward summed over a match
-        self.hand_number = np.zeros(B, np.int64)
-        self.hand_starter = np.zeros(B, np.int64)  # first player of the current hand
-        self.hand_ended = np.zeros(B, bool)
-        self.hand_winner = np.full(B, -1, np.int64)
-        self.hand_points = np.zeros((B, P), np.int64)
-
-        self._bind_kernel_arguments()
-
-    def _bind_kernel_arguments(self) -> None:
-        """The state arrays and the rules as the kernels take them (once: arrays change in place)."""
-        self._state = UnoState(*(self._state_field(name) for name in kernel.STATE))
+        for column, name in enumerate(kernel.SCALARS):
+            setattr(self, name, self._scalars[:, column])
+        for row, name in enumerate(kernel.SEAT_VALUES):
+            setattr(self, name, self._seat_values[:, row])
+        for column, name in enumerate(kernel.FLAGS):
+            setattr(self, name, self._flags[:, column])
+        self.uno_declared = self._flags[:, len(kernel.FLAGS) :]
+        self.hands = self._card_counts[:, :P]
+        for row, name in enumerate(kernel.COUNT_ROWS):
+            setattr(self, name, self._card_counts[:, P + row])
+        for row, name in enumerate(kernel.PILES):
+            setattr(self, name, self._piles[:, row])
+        self.direction[:] = 1
+        for name in ("drawn_card", "challenge_colour", "revealed_to", "revealed_from", "hand_winner"):
+            getattr(self, name)[:] = -1
+        self._buffers = (
+            self._scalars,
+            self._seat_values,
+            self._flags,
+            self._card_counts,
+            self._piles,
+            self.match_rewards,
+            self.game_seeds,
+            self.rng_counter,
+        )
         r = self.rules
-        self._kernel_rules = KernelRules(
-            num_players=self.num_players,
-            hand_size=r.hand_size,
-            draw_anytime=r.draw_anytime,
-            must_play_drawn=r.must_play_drawn,
-            stacking=r.stacking,
-            uno_penalty=r.uno_penalty,
-            uno_catch_prob=float(r.uno_catch_prob),
-            match=r.match,
-            target_score=r.target_score,
-            reverse_scoring=r.scoring == "reverse",
-            points_reward=r.reward == "points",
-            winner_starts=r.hand_starter == "winner",
+        self._rules_record = np.array(
+            [
+                (
+                    P,
+                    r.hand_size,
+                    r.draw_anytime,
+                    r.must_play_drawn,
+                    r.stacking,
+                    r.uno_penalty,
+                    float(r.uno_catch_prob),
+                    r.match,
+                    r.target_score,
+                    r.scoring == "reverse",
+                    r.reward == "points",
+                    r.hand_starter == "winner",
+                )
+            ],
+            dtype=kernel.RULES_DTYPE,
         )
 
     # ------------------------------------------------------------------ one step
     def _begin_step(self) -> None:
-        kernel.begin_step(self._state)
-
-    def _apply(self, actions: np.ndarray) -> None:
-        out = StepOutputs(self._rewards, self._done, self.game_winners, self.final_scores)
-        kernel.step_games(self._state, out, actions, self._kernel_rules)
+        kernel.clear_last_step(*self._buffers)
 
     def _step_kernel(self, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray, deal_here: bool) -> int:
-        out = StepOutputs(self._rewards, self._done, self.game_winners, self.final_scores)
         return kernel.step_and_observe(
-            self._state, out, actions, self._mask, obs, mask, self._kernel_rules, self.auto_reset, deal_here
+            *self._buffers,
+            actions,
+            self._mask,
+            obs,
+            mask,
+            self._rewards,
+            self._done,
+            self.game_winners,
+            self.final_scores,
+            self._rules_record,
+            self.auto_reset,
+            deal_here,
         )
 
     def _legal_mask(self) -> np.ndarray:
         mask = np.empty((self.num_games, A.NUM_ACTIONS), bool)
-        kernel.legal_mask(self._state, mask, self.rules.draw_anytime, self.rules.must_play_drawn)
+        kernel.legal_mask(*self._buffers, mask, self._rules_record)
         return mask
 
     def _observation(self, viewer: np.ndarray) -> np.ndarray:
         obs = np.empty((self.num_games, OBS_SIZE), np.float32)
-        kernel.observation(self._state, viewer, obs, self.num_players, self.rules.target_score)
+        kernel.observation(*self._buffers, np.ascontiguousarray(viewer, np.int64), obs, self._rules_record)
         return obs
 
     def _new_episode(self, games: np.ndarray) -> None:
-        kernel.new_games(self._state, games, self.num_players, self.rules.hand_size)
+        kernel.new_games(*self._buffers, np.ascontiguousarray(games, np.int64), self._rules_record)

@@ -22,6 +22,8 @@ Turn structure, phase by phase:
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -53,16 +55,16 @@ WILD_DRAW_FOUR_DRAW = 4
 INNOCENT_CHALLENGE_DRAW = 6
 DRAW_TWO_DRAW = 2
 
-#: The state arrays of ``UnoEngine``, in the order the kernels take them.
-STATE = (
-    "hands",  # int8 [B, P, 54]: copies of each card type held
-    "hand_size",  # int64 [B, P]
-    "draw_pile",  # int8 [B, 108]: cards in [draw_top, draw_end), top first
-    "draw_top",
+# ---------------------------------------------------------------------- the state
+# A game's state is a few packed buffers (batch first), so that a kernel call takes few
+# arguments (numba's call overhead grows with each one); ``UnoEngine`` shows every part
+# as a named numpy view, and the kernels see the same names through :class:`UnoState`.
+
+#: Per-game integers: the columns of ``scalars``, int64 [B, 16].
+SCALARS = (
+    "draw_top",  # the draw pile is draw_pile[draw_top:draw_end], top first
     "draw_end",
-    "discard",  # int8 [B, 108]: bottom first, top at discard_len - 1
-    "discard_len",
-    "discard_counts",  # int8 [B, 54]: copies of each type in the discard pile
+    "discard_len",  # the discard pile is discard[:discard_len], top last
     "top",  # type of the discard pile's top card
     "colour",  # colour in force, -1 while a starting Wild waits
     "direction",  # +1 or -1
@@ -70,22 +72,104 @@ STATE = (
     "phase",
     "pending_draw",  # stacked Draw Two cards
     "drawn_card",  # the card just drawn (phase drawn), else -1
-    "challenge_colour",  # colour in force before the Wild Draw Four being answered
-    "challenge_guilty",  # whether its player held a card of that colour
-    "uno_declared",  # bool [B, P]
-    "revealed_hand",  # int8 [B, 54]: the hand a challenge showed ...
-    "revealed_to",  # ... to this seat (until its next decision), -1 if none ...
-    "revealed_from",  # ... of this seat
-    "scores",  # int64 [B, P]: match points
-    "match_rewards",  # float64 [B, P]: points reward summed over a match
-    "hand_number",
+    "challenge_colour",  # colour in force before the Wild Draw Four being answered, else -1
+    "revealed_to",  # the seat a challenge showed a hand to (until its next decision), else -1
+    "revealed_from",  # the seat whose hand it showed
+    "hand_number",  # hands played so far in the match
     "hand_starter",  # first player of the current hand
-    "hand_ended",  # bool: a hand ended in the last step ...
-    "hand_winner",  # ... won by this seat (-1 if none) ...
-    "hand_points",  # ... which added these points to each seat
-    "game_seeds",  # uint64: each game's random stream
-    "rng_counter",
+    "hand_winner",  # winner of a hand that ended in the last step, else -1
 )
+#: Per-seat integers: ``seat_values``, int64 [B, 3, P].
+SEAT_VALUES = (
+    "hand_size",  # cards held
+    "scores",  # match points
+    "hand_points",  # points a hand that ended in the last step added
+)
+#: Per-game flags: ``flags``, bool [B, 2 + P], then ``uno_declared`` (one per seat).
+FLAGS = (
+    "challenge_guilty",  # whether the Wild Draw Four's player held a card of challenge_colour
+    "hand_ended",  # a hand ended in the last step
+)
+#: Copies of each card type: ``card_counts``, int8 [B, P + 2, 54]: each seat's ``hands``, then these.
+COUNT_ROWS = (
+    "discard_counts",  # the discard pile's cards
+    "revealed_hand",  # the hand a challenge showed
+)
+#: Piles of card types: ``piles``, int8 [B, 2, 108].
+PILES = ("draw_pile", "discard")
+#: The buffers, in the order every kernel entry point takes them.
+BUFFERS = ("scalars", "seat_values", "flags", "card_counts", "piles", "match_rewards", "game_seeds", "rng_counter")
+
+#: The state as the kernels see it: every part by name (views into the buffers).
+UnoState = namedtuple(
+    "UnoState",
+    SCALARS
+    + SEAT_VALUES
+    + FLAGS
+    + ("uno_declared", "hands")
+    + COUNT_ROWS
+    + PILES
+    + ("match_rewards", "game_seeds", "rng_counter"),
+)
+
+#: The rules as the kernels read them: one record (numba reads a record's fields by name).
+RULES_DTYPE = np.dtype(
+    [
+        ("num_players", np.int64),
+        ("hand_size", np.int64),
+        ("draw_anytime", np.bool_),
+        ("must_play_drawn", np.bool_),
+        ("stacking", np.bool_),
+        ("uno_penalty", np.int64),
+        ("uno_catch_prob", np.float64),
+        ("match", np.bool_),
+        ("target_score", np.int64),
+        ("reverse_scoring", np.bool_),
+        ("points_reward", np.bool_),
+        ("winner_starts", np.bool_),
+    ]
+)
+
+#: One step's outputs for the games that ended: rewards, done, winners and final scores.
+StepOutputs = namedtuple("StepOutputs", ["rewards", "done", "winners", "final_scores"])
+
+
+@njit(cache=True)
+def state_views(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter):
+    """The :class:`UnoState` of these buffers (the layout above, views only)."""
+    P = seat_values.shape[2]
+    return UnoState(
+        scalars[:, 0],
+        scalars[:, 1],
+        scalars[:, 2],
+        scalars[:, 3],
+        scalars[:, 4],
+        scalars[:, 5],
+        scalars[:, 6],
+        scalars[:, 7],
+        scalars[:, 8],
+        scalars[:, 9],
+        scalars[:, 10],
+        scalars[:, 11],
+        scalars[:, 12],
+        scalars[:, 13],
+        scalars[:, 14],
+        scalars[:, 15],
+        seat_values[:, 0],
+        seat_values[:, 1],
+        seat_values[:, 2],
+        flags[:, 0],
+        flags[:, 1],
+        flags[:, 2:],
+        card_counts[:, :P],
+        card_counts[:, P],
+        card_counts[:, P + 1],
+        piles[:, 0],
+        piles[:, 1],
+        match_rewards,
+        game_seeds,
+        rng_counter,
+    )
 
 
 def _match_table() -> np.ndarray:
@@ -271,20 +355,13 @@ def start_hand(s, g: int, first_card: int, num_players: int) -> None:
 
 
 @njit(cache=True)
-def new_game(s, g: int, num_players: int, hand_size: int) -> None:
+def new_game(s, g: int, rules) -> None:
     """Start a new game (a hand, or the first hand of a match) in game ``g``."""
     s.scores[g] = 0
     s.match_rewards[g] = 0.0
     s.hand_number[g] = 0
     s.hand_starter[g] = 0
-    deal(s, g, num_players, hand_size)
-
-
-@njit(cache=True)
-def new_games(s, games, num_players: int, hand_size: int) -> None:
-    """:func:`new_game` in each of ``games``."""
-    for g in games:
-        new_game(s, g, num_players, hand_size)
+    deal(s, g, rules.num_players, rules.hand_size)
 
 
 # ---------------------------------------------------------------------- turn effects
@@ -506,7 +583,27 @@ def step_games(s, out, actions, rules) -> None:
 
 
 @njit(cache=True)
-def step_and_observe(s, out, actions, legal, obs, mask, rules, auto_reset: bool, deal_here: bool) -> int:
+def step_and_observe(
+    scalars,
+    seat_values,
+    flags,
+    card_counts,
+    piles,
+    match_rewards,
+    game_seeds,
+    rng_counter,
+    actions,
+    legal,
+    obs,
+    mask,
+    rewards,
+    done,
+    winners,
+    final_scores,
+    rules_record,
+    auto_reset: bool,
+    deal_here: bool,
+) -> int:
     """One whole step of the batch: what ``BatchedEngine.step`` asks of a game's kernel.
 
     Returns the first game whose action is out of range or not ``legal`` (the mask of
@@ -514,6 +611,9 @@ def step_and_observe(s, out, actions, legal, obs, mask, rules, auto_reset: bool,
     again where a game ended (``deal_here``; otherwise a game that ended without
     ``auto_reset`` is put in phase over), writes the next ``obs`` and ``mask`` and returns -1.
     """
+    s = state_views(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter)
+    out = StepOutputs(rewards, done, winners, final_scores)
+    rules = rules_record[0]
     for g in range(actions.size):
         a = actions[g]
         if a < 0 or a >= A.NUM_ACTIONS or (s.phase[g] != OVER and not legal[g, a]):
@@ -521,14 +621,48 @@ def step_and_observe(s, out, actions, legal, obs, mask, rules, auto_reset: bool,
     begin_step(s)
     step_games(s, out, actions, rules)
     for g in range(actions.size):
-        if out.done[g]:
+        if done[g]:
             if deal_here:
-                new_game(s, g, rules.num_players, rules.hand_size)
+                new_game(s, g, rules)
             elif not auto_reset:
                 s.phase[g] = OVER
-    legal_mask(s, mask, rules.draw_anytime, rules.must_play_drawn)
-    observation(s, s.current, obs, rules.num_players, rules.target_score)
+    write_legal_mask(s, mask, rules)
+    write_observation(s, s.current, obs, rules)
     return -1
+
+
+@njit(cache=True)
+def clear_last_step(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter):
+    """Entry point: :func:`begin_step` (before a reset deals, as before a step)."""
+    begin_step(state_views(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter))
+
+
+@njit(cache=True)
+def legal_mask(
+    scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter, mask, rules_record
+):
+    """Entry point: :func:`write_legal_mask` of every game."""
+    s = state_views(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter)
+    write_legal_mask(s, mask, rules_record[0])
+
+
+@njit(cache=True)
+def observation(
+    scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter, viewer, obs, rules_record
+):
+    """Entry point: :func:`write_observation` of every game for ``viewer[g]``."""
+    s = state_views(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter)
+    write_observation(s, viewer, obs, rules_record[0])
+
+
+@njit(cache=True)
+def new_games(
+    scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter, games, rules_record
+):
+    """Entry point: start a new game (a hand, or a match's first hand) in each of ``games``."""
+    s = state_views(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter)
+    for g in games:
+        new_game(s, g, rules_record[0])
 
 
 @njit(cache=True)
@@ -544,7 +678,7 @@ def begin_step(s) -> None:
 
 # ---------------------------------------------------------------------- legal actions
 @njit(cache=True)
-def legal_mask(s, mask, draw_anytime: bool, must_play_drawn: bool) -> None:
+def write_legal_mask(s, mask, rules) -> None:
     """``mask[g]``: the legal actions of game g's player to act (all False when over)."""
     hands, top, colour, current, phase, pending_draw, drawn_card = (
         s.hands,
@@ -573,7 +707,7 @@ def legal_mask(s, mask, draw_anytime: bool, must_play_drawn: bool) -> None:
             if hand[WILD_DRAW_FOUR] > 0 and match[WILD_DRAW_FOUR]:
                 mask[g, A.PLAY_WILD_DRAW_FOUR : A.PLAY_WILD_DRAW_FOUR + 4] = True
                 anything = True
-            mask[g, A.DRAW] = draw_anytime or not anything or pending_draw[g] > 0
+            mask[g, A.DRAW] = rules.draw_anytime or not anything or pending_draw[g] > 0
         elif ph == DRAWN:
             card = drawn_card[g]
             if card == WILD:
@@ -582,7 +716,7 @@ def legal_mask(s, mask, draw_anytime: bool, must_play_drawn: bool) -> None:
                 mask[g, A.PLAY_WILD_DRAW_FOUR : A.PLAY_WILD_DRAW_FOUR + 4] = True
             else:
                 mask[g, card] = True
-            mask[g, A.PASS] = not must_play_drawn
+            mask[g, A.PASS] = not rules.must_play_drawn
         elif ph == CHALLENGE:
             mask[g, A.CHALLENGE] = True
             mask[g, A.ACCEPT] = True
@@ -595,13 +729,14 @@ def legal_mask(s, mask, draw_anytime: bool, must_play_drawn: bool) -> None:
 
 # ---------------------------------------------------------------------- observation
 @njit(cache=True)
-def observation(s, viewer, obs, num_players: int, target_score: int) -> None:
+def write_observation(s, viewer, obs, rules) -> None:
     """``obs[g]``: what ``viewer[g]`` may know of game g (envs.uno.observation's layout)."""
     hands, hand_size, uno_declared, scores = s.hands, s.hand_size, s.uno_declared, s.scores
     top, colour, direction, current, phase = s.top, s.colour, s.direction, s.current, s.phase
     drawn_card, challenge_colour = s.drawn_card, s.challenge_colour
     revealed_hand, revealed_to, revealed_from = s.revealed_hand, s.revealed_to, s.revealed_from
-    score_scale = 1.0 / target_score
+    num_players = rules.num_players
+    score_scale = 1.0 / rules.target_score
     obs[:] = 0.0
     for g in range(obs.shape[0]):
         v = viewer[g]
