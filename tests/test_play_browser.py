@@ -53,8 +53,9 @@ def deal(
     page.wait_for_function(
         f"document.querySelectorAll('#seats select').length === {3 if game == 'tricks' else players - 1}"
     )
-    for select in page.query_selector_all("#seats select"):
-        select.select_option(opponents)
+    seats = page.locator("#seats select")  # a locator finds the element again if the page re-renders it
+    for i in range(seats.count()):
+        seats.nth(i).select_option(opponents)
     page.fill("#seed", str(seed))
     page.click("#start")
     page.wait_for_function(IDLE)

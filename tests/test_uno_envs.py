@@ -91,7 +91,7 @@ def test_the_env_enforces_the_call_order_without_pettingzoo_wrappers():
         with pytest.raises(RuntimeError, match=r"reset\(\) must be called before"):
             call()
     env.reset(seed=0)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, termination, truncation, _ = env.last()
         env.step(None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0]))
     assert not env.agents
