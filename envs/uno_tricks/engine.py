@@ -42,6 +42,13 @@ __all__ = ["PHASE_NAMES", "IllegalActionError", "TricksEngine"]
 PHASE_NAMES = PHASES + ("over",)
 
 
+def _indices(values: np.ndarray) -> np.ndarray:
+    """Games, seats or actions as the kernels take them: a contiguous, writable int64 array
+    (a read-only or strided one is another type to numba: it would compile the kernel again)."""
+    values = np.ascontiguousarray(values, np.int64)
+    return values if values.flags.writeable else values.copy()
+
+
 class CardQueue:
     """Per-game piles drawn from the top and refilled from below: circular buffers
     (the kernels take and put cards; this side loads and lists them for positions)."""
@@ -166,7 +173,7 @@ class TricksEngine(BatchedEngine):
 
     # ------------------------------------------------------------------ hooks: one kernel each
     def _new_episode(self, games: np.ndarray) -> None:
-        kernel.new_episodes(self._state, self.game_seeds, self.rng_counter, games)
+        kernel.new_episodes(self._state, self.game_seeds, self.rng_counter, _indices(games))
 
     def _begin_step(self) -> None:
         kernel.begin_step(self.trick_ended, self.trick_winner)
@@ -174,7 +181,7 @@ class TricksEngine(BatchedEngine):
     def _apply(self, actions: np.ndarray) -> None:
         kernel.apply_actions(
             self._state,
-            np.ascontiguousarray(actions),
+            _indices(actions),
             self._returns_drawn,
             self._reward_points,
             self._rewards,
@@ -190,18 +197,18 @@ class TricksEngine(BatchedEngine):
 
     def _observation(self, viewer: np.ndarray) -> np.ndarray:
         obs = np.empty((self.num_games, OBS_SIZE), np.float32)
-        kernel.observations(self._view_inputs, np.ascontiguousarray(viewer), obs)
+        kernel.observations(self._view_inputs, _indices(viewer), obs)
         return obs
 
     # ------------------------------------------------------------------ for loading positions
     def _clear_table(self, games: np.ndarray) -> None:
         """No card on the table, no pending decision (a position fills the table next)."""
-        kernel.clear_tables(self._state, np.asarray(games, np.int64))
+        kernel.clear_tables(self._state, _indices(games))
 
     def _sync_summaries(self, games: np.ndarray) -> None:
         """Recompute the summaries of hands, points piles and table from the cards
         themselves (after a loaded position; every step keeps them in step)."""
-        kernel.sync_summaries(self._state, np.asarray(games, np.int64))
+        kernel.sync_summaries(self._state, _indices(games))
 
 
 assert TricksState._fields == tuple(path.replace(".", "_") for path in TricksEngine.state_fields)
