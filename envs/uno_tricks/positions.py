@@ -48,7 +48,8 @@ from envs.cards import (
     check_within_deck,
 )
 from envs.positions import check_keys, read_count, read_rng, read_seat, rng_state
-from envs.uno_tricks.engine import NUMBER_TYPE_IDS, PHASE_NAMES, SPECIAL_TYPE_IDS, TricksEngine
+from envs.uno_tricks.engine import PHASE_NAMES, TricksEngine
+from envs.uno_tricks.kernel import NUMBER_TYPE_IDS, SPECIAL_TYPE_IDS
 from envs.uno_tricks.observation import SPECIAL_NAMES
 from envs.uno_tricks.rules import NUM_PLAYERS
 
