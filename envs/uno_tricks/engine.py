@@ -179,17 +179,24 @@ class TricksEngine(BatchedEngine):
     def _begin_step(self) -> None:
         kernel.begin_step(self.trick_ended, self.trick_winner)
 
-    def _apply(self, actions: np.ndarray) -> None:
-        kernel.apply_actions(
-            self._state,
-            _indices(actions),
-            self._returns_drawn,
-            self._reward_points,
+    def _step_kernel(self, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray, deal_here: bool) -> int:
+        bad = kernel.step_and_observe(
+            *self._state,
+            actions,
+            self._mask,
+            obs,
+            mask,
             self._rewards,
             self._done,
             self.game_winners,
             self.final_scores,
+            self._returns_drawn,
+            self._reward_points,
+            self.auto_reset,
         )
+        if bad < 0 and deal_here and self._done.any():
+            kernel.restart_games(self._state, self.game_seeds, self.rng_counter, self._done.nonzero()[0], obs, mask)
+        return bad
 
     def _legal_mask(self) -> np.ndarray:
         mask = np.empty((self.num_games, A.NUM_ACTIONS), bool)

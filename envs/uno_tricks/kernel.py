@@ -679,35 +679,176 @@ def begin_step(trick_ended: np.ndarray, trick_winner: np.ndarray) -> None:
     trick_winner[:] = -1
 
 
+@njit(cache=True, inline="always")
+def apply_action(
+    s: TricksState, g: int, action: int, returns_drawn: bool, reward_points: bool, outcome: Outcome
+) -> None:
+    """Game ``g``'s action (legal: checked before); a finished game (phase ``over``) ignores it."""
+    if s.phase[g] == OVER:
+        return
+    if action < A.NUM_LAY_ACTIONS:
+        turn_over = lay_card(s, g, action % 10, action // 10)
+    elif action < A.RETURN:
+        turn_over = draw_cards(s, g, action - A.DRAW, returns_drawn)
+    elif action < A.SWAP:
+        turn_over = return_card(s, g, action - A.RETURN)
+    else:
+        turn_over = swap_cards(s, g, action - A.SWAP + 1)  # keep: 4 seats on
+    if turn_over:
+        end_turn(s, g, reward_points, outcome)
+
+
+@njit(cache=True, inline="always")
+def legal_inputs(s: TricksState) -> LegalInputs:
+    """The arrays of :class:`LegalInputs` out of the whole state."""
+    return LegalInputs(
+        s.phase, s.current, s.hand_numbers, s.hand_specials, s.on_table, s.draw_limit, s.numbers_count, s.table_card
+    )
+
+
+@njit(cache=True, inline="always")
+def view_inputs(s: TricksState) -> ViewInputs:
+    """The arrays of :class:`ViewInputs` out of the whole state."""
+    return ViewInputs(
+        s.hand_numbers,
+        s.hand_specials,
+        s.number_count,
+        s.special_count,
+        s.numbers_count,
+        s.specials_count,
+        s.table_card,
+        s.table_forced,
+        s.table_added,
+        s.table_value,
+        s.table_special_kinds,
+        s.annulled,
+        s.points,
+        s.numbers_out,
+        s.leader,
+        s.phase,
+        s.trick,
+        s.draw_limit,
+        s.returns_left,
+    )
+
+
 @njit(cache=True, _nrt=False)
-def apply_actions(
-    state: tuple,
+def step_and_observe(
+    hands,
+    hand_numbers,
+    hand_specials,
+    number_count,
+    special_count,
+    on_table,
+    numbers_cards,
+    numbers_start,
+    numbers_count,
+    specials_cards,
+    specials_start,
+    specials_count,
+    table_card,
+    table_forced,
+    table_laid_by,
+    table_added,
+    table_value,
+    table_specials,
+    table_special_kinds,
+    annulled,
+    points_piles,
+    points,
+    numbers_out,
+    leader,
+    current,
+    phase,
+    trick,
+    draw_limit,
+    returns_left,
+    trick_ended,
+    trick_winner,
     actions: np.ndarray,
-    returns_drawn: bool,
-    reward_points: bool,
+    legal: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
     rewards: np.ndarray,
     done: np.ndarray,
     winners: np.ndarray,
     scores: np.ndarray,
-) -> None:
-    """One action per game (legal: the base engine checked); finished games (phase
-    ``over``) ignore theirs. Games that end report into the base engine's outputs."""
-    s = TricksState(*state)
+    returns_drawn: bool,
+    reward_points: bool,
+    auto_reset: bool,
+) -> int:
+    """One whole step of the batch (``BatchedEngine.step``): the state arrays come one by
+    one, in :class:`TricksState` order, because numba takes separate arrays much faster
+    than a tuple of them, and a batch of one pays that at every step.
+
+    Returns the first game whose action is out of range or not ``legal`` (the mask of the
+    last observation), having changed nothing. Else applies every action, puts games that
+    ended in phase over (without ``auto_reset``; with it the engine deals them next, which
+    allocates, so not here), writes the next ``obs`` and ``mask`` and returns -1.
+    """
+    s = TricksState(
+        hands,
+        hand_numbers,
+        hand_specials,
+        number_count,
+        special_count,
+        on_table,
+        numbers_cards,
+        numbers_start,
+        numbers_count,
+        specials_cards,
+        specials_start,
+        specials_count,
+        table_card,
+        table_forced,
+        table_laid_by,
+        table_added,
+        table_value,
+        table_specials,
+        table_special_kinds,
+        annulled,
+        points_piles,
+        points,
+        numbers_out,
+        leader,
+        current,
+        phase,
+        trick,
+        draw_limit,
+        returns_left,
+        trick_ended,
+        trick_winner,
+    )
+    for g in range(actions.size):
+        a = actions[g]
+        if a < 0 or a >= A.NUM_ACTIONS or (s.phase[g] != OVER and not legal[g, a]):
+            return g
+    trick_ended[:] = False
+    trick_winner[:] = -1
     outcome = Outcome(rewards, done, winners, scores)
     for g in range(actions.size):
-        action = actions[g]
-        if s.phase[g] == OVER:
-            continue
-        if action < A.NUM_LAY_ACTIONS:
-            turn_over = lay_card(s, g, action % 10, action // 10)
-        elif action < A.RETURN:
-            turn_over = draw_cards(s, g, action - A.DRAW, returns_drawn)
-        elif action < A.SWAP:
-            turn_over = return_card(s, g, action - A.RETURN)
-        else:
-            turn_over = swap_cards(s, g, action - A.SWAP + 1)  # keep: 4 seats on
-        if turn_over:
-            end_turn(s, g, reward_points, outcome)
+        apply_action(s, g, actions[g], returns_drawn, reward_points, outcome)
+        if done[g] and not auto_reset:
+            s.phase[g] = OVER
+    li, vi = legal_inputs(s), view_inputs(s)
+    for g in range(actions.size):
+        legal_actions(li, g, mask[g])
+        observe_game(vi, g, s.current[g], obs[g])
+    return -1
+
+
+@njit(cache=True)
+def restart_games(
+    state: tuple, game_seeds: np.ndarray, rng_counter: np.ndarray, games: np.ndarray, obs: np.ndarray, mask: np.ndarray
+) -> None:
+    """Deal a new game in each of ``games`` (they ended this step) and write their first
+    observation and mask."""
+    new_episodes(state, game_seeds, rng_counter, games)
+    s = TricksState(*state)
+    li, vi = legal_inputs(s), view_inputs(s)
+    for g in games:
+        legal_actions(li, g, mask[g])
+        observe_game(vi, g, s.current[g], obs[g])
 
 
 @njit(cache=True, _nrt=False)
