@@ -79,13 +79,15 @@ def shuffle_rows(piles: np.ndarray, sizes: np.ndarray, bits: np.ndarray) -> np.n
 # ---------------------------------------------------------------------- compiled kernels
 # The same streams for the engines' compiled (numba) kernels, one game at a time: a kernel
 # step draws exactly the words the functions above would draw, so a game's deals do not
-# depend on which side made them. ``tests/test_rng.py`` checks both sides agree.
+# depend on which side made them. ``tests/test_rng.py`` checks both sides agree. They are
+# compiled without reference counting (numba's ``_nrt=False``) and allocate nothing, so the
+# engines' step kernels, compiled the same way, can call them.
 
 _U11, _U53 = np.uint64(11), 1.0 / (1 << 53)
 _U1 = np.uint64(1)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def splitmix64_one(x: np.uint64) -> np.uint64:
     """:func:`splitmix64` of one word, inside a compiled kernel."""
     x = (x ^ (x >> _S30)) * _MUL1
@@ -93,14 +95,14 @@ def splitmix64_one(x: np.uint64) -> np.uint64:
     return x ^ (x >> _S31)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_deal_one(game_seeds: np.ndarray, rng_counter: np.ndarray, g: int) -> None:
     """Game ``g`` moves on to its next deal's stream (:func:`next_stream`, counter 0)."""
     game_seeds[g] = splitmix64_one(game_seeds[g] ^ _NEXT_STREAM)
     rng_counter[g] = np.uint64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def random_words_one(game_seeds: np.ndarray, rng_counter: np.ndarray, g: int, out: np.ndarray) -> None:
     """Fill ``out`` (``uint64``, width <= 256) with game ``g``'s next random words (:func:`random_bits`)."""
     base = splitmix64_one(game_seeds[g] ^ (rng_counter[g] * _MUL2))
@@ -109,7 +111,7 @@ def random_words_one(game_seeds: np.ndarray, rng_counter: np.ndarray, g: int, ou
     rng_counter[g] += _U1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def random_uniform_one(game_seeds: np.ndarray, rng_counter: np.ndarray, g: int) -> float:
     """One float in [0, 1) from game ``g``'s stream (:func:`uniform` of a one-word draw)."""
     base = splitmix64_one(game_seeds[g] ^ (rng_counter[g] * _MUL2))
@@ -117,10 +119,28 @@ def random_uniform_one(game_seeds: np.ndarray, rng_counter: np.ndarray, g: int) 
     return float(splitmix64_one(base + _SLOTS[0]) >> _U11) * _U53
 
 
-@njit(cache=True)
-def shuffle_one(pile: np.ndarray, size: int, words: np.ndarray) -> None:
-    """``pile[:size]`` put in the order of ``words[:size]`` in place (:func:`shuffle_rows` of one row)."""
-    order = np.argsort(words[:size])
-    cards = pile[:size].copy()
+@njit(cache=True, _nrt=False)
+def shuffle_into(pile: np.ndarray, size: int, words: np.ndarray, order: np.ndarray, cards: np.ndarray) -> None:
+    """``pile[:size]`` put in the order of ``words[:size]`` in place (:func:`shuffle_rows` of
+    one row), using ``order`` (int64) and ``cards`` (the pile's dtype), each at least ``size``
+    long, as scratch: it allocates nothing, so kernels compiled without reference counting
+    can shuffle. An insertion sort: a deck is at most 108 cards, shuffled once per deal."""
+    for j in range(size):
+        order[j] = j
+        cards[j] = pile[j]
+    for j in range(1, size):
+        k = order[j]
+        key = words[k]
+        i = j - 1
+        while i >= 0 and words[order[i]] > key:
+            order[i + 1] = order[i]
+            i -= 1
+        order[i + 1] = k
     for j in range(size):
         pile[j] = cards[order[j]]
+
+
+@njit(cache=True)
+def shuffle_one(pile: np.ndarray, size: int, words: np.ndarray) -> None:
+    """:func:`shuffle_into` with scratch of its own."""
+    shuffle_into(pile, size, words, np.empty(size, np.int64), np.empty(size, pile.dtype))

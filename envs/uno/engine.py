@@ -119,6 +119,14 @@ class UnoEngine(BatchedEngine):
         self.direction[:] = 1
         for name in ("drawn_card", "challenge_colour", "revealed_to", "revealed_from", "hand_winner"):
             getattr(self, name)[:] = -1
+        scratch = (  # kernel.SCRATCH
+            np.zeros(DECK_SIZE, np.uint64),
+            np.zeros(DECK_SIZE, np.int64),
+            np.zeros(DECK_SIZE, np.int8),
+            np.zeros((2, P), np.int64),
+            np.zeros(P, np.float64),
+            np.zeros(P, bool),
+        )
         self._buffers = (
             self._scalars,
             self._seat_values,
@@ -128,6 +136,7 @@ class UnoEngine(BatchedEngine):
             self.match_rewards,
             self.game_seeds,
             self.rng_counter,
+            *scratch,
         )
         r = self.rules
         self._rules_record = np.array(

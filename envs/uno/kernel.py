@@ -43,7 +43,7 @@ from envs.cards import (
     WILD,
     WILD_DRAW_FOUR,
 )
-from envs.rng import next_deal_one, random_uniform_one, random_words_one, shuffle_one
+from envs.rng import next_deal_one, random_uniform_one, random_words_one, shuffle_into
 from envs.uno import actions as A
 from envs.uno.observation import FIELDS
 from envs.uno.rules import POINTS_REWARD_SCALE, match_leaders_one, match_over_one
@@ -99,6 +99,13 @@ COUNT_ROWS = (
 PILES = ("draw_pile", "discard")
 #: The buffers, in the order every kernel entry point takes them.
 BUFFERS = ("scalars", "seat_values", "flags", "card_counts", "piles", "match_rewards", "game_seeds", "rng_counter")
+#: Scratch space for one game at a time, after the buffers: the kernels compile without
+#: reference counting (numba's ``_nrt=False``, several times faster: the state would be
+#: counted up and down at every call) and so cannot allocate. ``work_words`` uint64 [108]
+#: random words, ``work_order`` int64 [108] and ``work_cards`` int8 [108] for shuffles,
+#: ``work_seats`` int64 [2, P] (hand values, points), ``work_reward`` float64 [P],
+#: ``work_winners`` bool [P].
+SCRATCH = ("work_words", "work_order", "work_cards", "work_seats", "work_reward", "work_winners")
 
 #: The state as the kernels see it: every part by name (views into the buffers).
 UnoState = namedtuple(
@@ -109,7 +116,8 @@ UnoState = namedtuple(
     + ("uno_declared", "hands")
     + COUNT_ROWS
     + PILES
-    + ("match_rewards", "game_seeds", "rng_counter"),
+    + ("match_rewards", "game_seeds", "rng_counter")
+    + ("work_words", "work_order", "work_cards", "work_values", "work_points", "work_reward", "work_winners"),
 )
 
 #: The rules as the kernels read them: one record (numba reads a record's fields by name).
@@ -134,9 +142,24 @@ RULES_DTYPE = np.dtype(
 StepOutputs = namedtuple("StepOutputs", ["rewards", "done", "winners", "final_scores"])
 
 
-@njit(cache=True)
-def state_views(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter):
-    """The :class:`UnoState` of these buffers (the layout above, views only)."""
+@njit(cache=True, inline="always", _nrt=False)
+def state_views(
+    scalars,
+    seat_values,
+    flags,
+    card_counts,
+    piles,
+    match_rewards,
+    game_seeds,
+    rng_counter,
+    work_words,
+    work_order,
+    work_cards,
+    work_seats,
+    work_reward,
+    work_winners,
+):
+    """The :class:`UnoState` of these buffers and scratch (the layout above, views only)."""
     P = seat_values.shape[2]
     return UnoState(
         scalars[:, 0],
@@ -169,6 +192,13 @@ def state_views(scalars, seat_values, flags, card_counts, piles, match_rewards, 
         match_rewards,
         game_seeds,
         rng_counter,
+        work_words,
+        work_order,
+        work_cards,
+        work_seats[0],
+        work_seats[1],
+        work_reward,
+        work_winners,
     )
 
 
@@ -219,14 +249,14 @@ _REVEALED_SEAT = FIELDS["revealed_seat"].start
 
 
 # ---------------------------------------------------------------------- small rules
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def playable(card: int, top: int, colour: int, pending_draw: int) -> bool:
     """May ``card`` be played on ``top`` with ``colour`` in force (and stacked draws pending)?"""
     context = PENDING_CONTEXT if pending_draw > 0 else colour + 1
     return MATCH[context, top, card]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def holds_colour(hand, colour: int) -> bool:
     """Whether a hand (copies per type) holds a card of ``colour``: a Wild Draw Four played
     with such a card in hand was a bluff, and a challenge finds the player guilty."""
@@ -236,14 +266,14 @@ def holds_colour(hand, colour: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def seat_after(seat: int, steps: int, direction: int, num_players: int) -> int:
     """The seat ``steps`` places on in the direction of play (negative: back)."""
     return (seat + steps * direction) % num_players
 
 
 # ---------------------------------------------------------------------- drawing
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_from_pile(hands, hand_size, draw_pile, draw_top, g: int, player: int, count: int) -> int:
     """Move ``count`` cards (all present) from the top of the draw pile to the hand; the last one, or -1."""
     last = -1
@@ -255,16 +285,16 @@ def take_from_pile(hands, hand_size, draw_pile, draw_top, g: int, player: int, c
     return last
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reshuffle(s, g: int) -> None:
     """The draw pile is empty: shuffle the discard pile but its top card into a new draw pile."""
     n = s.discard_len[g] - 1
     if n < 1:
         return
-    words = np.empty(DECK_SIZE, np.uint64)
-    random_words_one(s.game_seeds, s.rng_counter, g, words)
-    s.draw_pile[g, :n] = s.discard[g, :n]
-    shuffle_one(s.draw_pile[g], n, words)
+    random_words_one(s.game_seeds, s.rng_counter, g, s.work_words)
+    for j in range(n):
+        s.draw_pile[g, j] = s.discard[g, j]
+    shuffle_into(s.draw_pile[g], n, s.work_words, s.work_order, s.work_cards)
     s.draw_top[g] = 0
     s.draw_end[g] = n
     s.discard_len[g] = 1
@@ -273,7 +303,7 @@ def reshuffle(s, g: int) -> None:
     s.discard_counts[g, s.top[g]] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def draw_cards(s, g: int, player: int, count: int) -> int:
     """``player`` draws ``count`` cards from the top; returns the last card drawn (-1 if none).
 
@@ -293,28 +323,29 @@ def draw_cards(s, g: int, player: int, count: int) -> int:
 
 
 # ---------------------------------------------------------------------- dealing
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deal(s, g: int, num_players: int, hand_size: int) -> None:
     """Shuffle the full deck, deal, turn the starting card and apply its effect."""
     hands, draw_pile, draw_top, draw_end = s.hands, s.draw_pile, s.draw_top, s.draw_end
     next_deal_one(s.game_seeds, s.rng_counter, g)
-    words = np.empty(DECK_SIZE, np.uint64)
-    random_words_one(s.game_seeds, s.rng_counter, g, words)
-    order = np.argsort(words)
+    random_words_one(s.game_seeds, s.rng_counter, g, s.work_words)
+    pile = draw_pile[g]
+    for j in range(DECK_SIZE):
+        pile[j] = _DECK[j]
+    shuffle_into(pile, DECK_SIZE, s.work_words, s.work_order, s.work_cards)  # top of the deck first
     dealt = num_players * hand_size
     hands[g] = 0
     for j in range(dealt):
-        hands[g, j % num_players, _DECK[order[j]]] += 1
+        hands[g, j % num_players, pile[j]] += 1
     s.hand_size[g, :] = hand_size
-    draw_pile[g] = 0
-    for j in range(DECK_SIZE - dealt):
-        draw_pile[g, j] = _DECK[order[dealt + j]]
+    for j in range(DECK_SIZE):  # the rest is the draw pile
+        pile[j] = pile[dealt + j] if j < DECK_SIZE - dealt else 0
     draw_top[g] = 0
     draw_end[g] = DECK_SIZE - dealt
     # A Wild Draw Four turned first goes back; the pile is reshuffled and another turned.
     while draw_pile[g, 0] == WILD_DRAW_FOUR:
-        random_words_one(s.game_seeds, s.rng_counter, g, words)
-        shuffle_one(draw_pile[g], draw_end[g], words)
+        random_words_one(s.game_seeds, s.rng_counter, g, s.work_words)
+        shuffle_into(pile, draw_end[g], s.work_words, s.work_order, s.work_cards)
     first_card = np.int64(draw_pile[g, 0])
     draw_top[g] = 1
     discard, discard_counts = s.discard, s.discard_counts
@@ -336,7 +367,7 @@ def deal(s, g: int, num_players: int, hand_size: int) -> None:
     start_hand(s, g, first_card, num_players)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_hand(s, g: int, first_card: int, num_players: int) -> None:
     """The first card's effect on the first player (RULES.md, "Deal and start")."""
     first = s.hand_starter[g]
@@ -354,7 +385,7 @@ def start_hand(s, g: int, first_card: int, num_players: int) -> None:
     s.current[g] = current % num_players
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def new_game(s, g: int, rules) -> None:
     """Start a new game (a hand, or the first hand of a match) in game ``g``."""
     s.scores[g] = 0
@@ -365,7 +396,7 @@ def new_game(s, g: int, rules) -> None:
 
 
 # ---------------------------------------------------------------------- turn effects
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pass_turn(s, g: int, steps: int, num_players: int) -> None:
     """The turn goes ``steps`` seats on (2 skips the next player); phase ``play``."""
     s.current[g] = seat_after(s.current[g], steps, s.direction[g], num_players)
@@ -373,7 +404,7 @@ def pass_turn(s, g: int, steps: int, num_players: int) -> None:
     s.drawn_card[g] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_card(s, out, g: int, card: int, named: int, rules) -> bool:
     """Move ``card`` from the player's hand to the discard pile; a last card ends the hand,
     a second-to-last asks for UNO. Returns whether the card takes effect now."""
@@ -402,7 +433,7 @@ def play_card(s, out, g: int, card: int, named: int, rules) -> bool:
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_effect(s, g: int, rules) -> None:
     """Effect of the top card just played by the current player; passes the turn."""
     num_players, stacking = rules.num_players, rules.stacking
@@ -426,7 +457,7 @@ def apply_effect(s, g: int, rules) -> None:
         s.phase[g] = CHALLENGE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def draw_action(s, g: int, num_players: int) -> None:
     """``draw``: the stacked Draw Twos (ending the turn), or one card, played at once if it can be."""
     p = s.current[g]
@@ -444,7 +475,7 @@ def draw_action(s, g: int, num_players: int) -> None:
         pass_turn(s, g, 1, num_players)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def answer_challenge(s, g: int, challenge: bool, num_players: int) -> None:
     """Accept (draw 4, lose the turn) or challenge the Wild Draw Four just played.
 
@@ -455,7 +486,8 @@ def answer_challenge(s, g: int, challenge: bool, num_players: int) -> None:
     bluffer = seat_after(challenger, -1, s.direction[g], num_players)
     s.challenge_colour[g] = -1
     if challenge:
-        s.revealed_hand[g, :] = s.hands[g, bluffer]
+        for t in range(NUM_CARD_TYPES):
+            s.revealed_hand[g, t] = s.hands[g, bluffer, t]
         s.revealed_to[g] = challenger
         s.revealed_from[g] = bluffer
     guilty = challenge and s.challenge_guilty[g]
@@ -468,7 +500,7 @@ def answer_challenge(s, g: int, challenge: bool, num_players: int) -> None:
         pass_turn(s, g, 1, num_players)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def declare_uno(s, g: int, declared: bool, rules) -> None:
     """Declare UNO or stay silent (caught with ``uno_catch_prob``: penalty draw)."""
     p = s.current[g]
@@ -487,7 +519,7 @@ def declare_uno(s, g: int, declared: bool, rules) -> None:
 
 
 # ---------------------------------------------------------------------- scoring
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_hand(s, out, g: int, winner: int, rules) -> None:
     """``winner`` played its last card: final draws, scoring, match end or next hand."""
     num_players, reverse_scoring = rules.num_players, rules.reverse_scoring
@@ -503,15 +535,16 @@ def end_hand(s, out, g: int, winner: int, rules) -> None:
     s.pending_draw[g] = 0
     s.challenge_colour[g] = -1  # no challenge of a final card
     s.challenge_guilty[g] = False
-    values = np.zeros(num_players, np.int64)
+    values, points, hand_reward = s.work_values, s.work_points, s.work_reward
+    total = 0
     for p in range(num_players):
+        values[p] = 0
         for t in range(NUM_CARD_TYPES):
             values[p] += hands[g, p, t] * _VALUE[t]
-    total = values.sum()
-    points = values.copy() if reverse_scoring else np.zeros(num_players, np.int64)
-    if not reverse_scoring:
-        points[winner] = total
-    hand_reward = (-values).astype(np.float64)  # 0.0, not -0.0, for an empty hand
+        total += values[p]
+    for p in range(num_players):
+        points[p] = values[p] if reverse_scoring else (total if p == winner else 0)
+        hand_reward[p] = float(-values[p])  # 0.0, not -0.0, for an empty hand
     if not reverse_scoring:
         hand_reward[winner] = total
     for p in range(num_players):
@@ -520,14 +553,15 @@ def end_hand(s, out, g: int, winner: int, rules) -> None:
     s.hand_ended[g] = True
     s.hand_winner[g] = winner
     if not rules.match:
-        winners = np.zeros(num_players, np.bool_)
-        winners[winner] = True
-        game_over(s, out, g, winners, hand_reward, rules)
+        for p in range(num_players):
+            s.work_winners[p] = p == winner
+        game_over(s, out, g, s.work_winners, hand_reward, rules)
         return
     for p in range(num_players):
         s.match_rewards[g, p] += hand_reward[p]
     if match_over_one(scores[g], rules.target_score, reverse_scoring):
-        game_over(s, out, g, match_leaders_one(scores[g], reverse_scoring), s.match_rewards[g].copy(), rules)
+        match_leaders_one(scores[g], reverse_scoring, s.work_winners)
+        game_over(s, out, g, s.work_winners, s.match_rewards[g], rules)
         return
     s.hand_number[g] += 1
     if rules.winner_starts:
@@ -537,11 +571,13 @@ def end_hand(s, out, g: int, winner: int, rules) -> None:
     deal(s, g, num_players, rules.hand_size)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def game_over(s, out, g: int, winners, points_reward, rules) -> None:
     """Game over: rewards for every seat (``win`` or ``points``), winners and final scores."""
     num_players, points = rules.num_players, rules.points_reward
-    n_win = winners.sum()
+    n_win = 0
+    for p in range(num_players):
+        n_win += winners[p]
     n_lose = num_players - n_win
     for p in range(num_players):
         if points:
@@ -558,7 +594,7 @@ def game_over(s, out, g: int, winners, points_reward, rules) -> None:
 
 
 # ---------------------------------------------------------------------- one step
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step_games(s, out, actions, rules) -> None:
     """Apply each game's action (all checked legal); a game that ends sets ``done``."""
     for g in range(actions.size):
@@ -582,7 +618,7 @@ def step_games(s, out, actions, rules) -> None:
             s.phase[g] = PLAY
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step_and_observe(
     scalars,
     seat_values,
@@ -592,6 +628,12 @@ def step_and_observe(
     match_rewards,
     game_seeds,
     rng_counter,
+    work_words,
+    work_order,
+    work_cards,
+    work_seats,
+    work_reward,
+    work_winners,
     actions,
     legal,
     obs,
@@ -611,7 +653,22 @@ def step_and_observe(
     again where a game ended (``deal_here``; otherwise a game that ended without
     ``auto_reset`` is put in phase over), writes the next ``obs`` and ``mask`` and returns -1.
     """
-    s = state_views(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter)
+    s = state_views(
+        scalars,
+        seat_values,
+        flags,
+        card_counts,
+        piles,
+        match_rewards,
+        game_seeds,
+        rng_counter,
+        work_words,
+        work_order,
+        work_cards,
+        work_seats,
+        work_reward,
+        work_winners,
+    )
     out = StepOutputs(rewards, done, winners, final_scores)
     rules = rules_record[0]
     for g in range(actions.size):
@@ -631,41 +688,164 @@ def step_and_observe(
     return -1
 
 
-@njit(cache=True)
-def clear_last_step(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter):
+@njit(cache=True, _nrt=False)
+def clear_last_step(
+    scalars,
+    seat_values,
+    flags,
+    card_counts,
+    piles,
+    match_rewards,
+    game_seeds,
+    rng_counter,
+    work_words,
+    work_order,
+    work_cards,
+    work_seats,
+    work_reward,
+    work_winners,
+):
     """Entry point: :func:`begin_step` (before a reset deals, as before a step)."""
-    begin_step(state_views(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter))
+    begin_step(
+        state_views(
+            scalars,
+            seat_values,
+            flags,
+            card_counts,
+            piles,
+            match_rewards,
+            game_seeds,
+            rng_counter,
+            work_words,
+            work_order,
+            work_cards,
+            work_seats,
+            work_reward,
+            work_winners,
+        )
+    )
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_mask(
-    scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter, mask, rules_record
+    scalars,
+    seat_values,
+    flags,
+    card_counts,
+    piles,
+    match_rewards,
+    game_seeds,
+    rng_counter,
+    work_words,
+    work_order,
+    work_cards,
+    work_seats,
+    work_reward,
+    work_winners,
+    mask,
+    rules_record,
 ):
     """Entry point: :func:`write_legal_mask` of every game."""
-    s = state_views(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter)
+    s = state_views(
+        scalars,
+        seat_values,
+        flags,
+        card_counts,
+        piles,
+        match_rewards,
+        game_seeds,
+        rng_counter,
+        work_words,
+        work_order,
+        work_cards,
+        work_seats,
+        work_reward,
+        work_winners,
+    )
     write_legal_mask(s, mask, rules_record[0])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def observation(
-    scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter, viewer, obs, rules_record
+    scalars,
+    seat_values,
+    flags,
+    card_counts,
+    piles,
+    match_rewards,
+    game_seeds,
+    rng_counter,
+    work_words,
+    work_order,
+    work_cards,
+    work_seats,
+    work_reward,
+    work_winners,
+    viewer,
+    obs,
+    rules_record,
 ):
     """Entry point: :func:`write_observation` of every game for ``viewer[g]``."""
-    s = state_views(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter)
+    s = state_views(
+        scalars,
+        seat_values,
+        flags,
+        card_counts,
+        piles,
+        match_rewards,
+        game_seeds,
+        rng_counter,
+        work_words,
+        work_order,
+        work_cards,
+        work_seats,
+        work_reward,
+        work_winners,
+    )
     write_observation(s, viewer, obs, rules_record[0])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def new_games(
-    scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter, games, rules_record
+    scalars,
+    seat_values,
+    flags,
+    card_counts,
+    piles,
+    match_rewards,
+    game_seeds,
+    rng_counter,
+    work_words,
+    work_order,
+    work_cards,
+    work_seats,
+    work_reward,
+    work_winners,
+    games,
+    rules_record,
 ):
     """Entry point: start a new game (a hand, or a match's first hand) in each of ``games``."""
-    s = state_views(scalars, seat_values, flags, card_counts, piles, match_rewards, game_seeds, rng_counter)
+    s = state_views(
+        scalars,
+        seat_values,
+        flags,
+        card_counts,
+        piles,
+        match_rewards,
+        game_seeds,
+        rng_counter,
+        work_words,
+        work_order,
+        work_cards,
+        work_seats,
+        work_reward,
+        work_winners,
+    )
     for g in games:
         new_game(s, g, rules_record[0])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_step(s) -> None:
     """Clear last step's events; a revealed hand is shown until its viewer's next decision."""
     for g in range(s.phase.size):
@@ -677,7 +857,7 @@ def begin_step(s) -> None:
 
 
 # ---------------------------------------------------------------------- legal actions
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def write_legal_mask(s, mask, rules) -> None:
     """``mask[g]``: the legal actions of game g's player to act (all False when over)."""
     hands, top, colour, current, phase, pending_draw, drawn_card = (
@@ -728,7 +908,7 @@ def write_legal_mask(s, mask, rules) -> None:
 
 
 # ---------------------------------------------------------------------- observation
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def write_observation(s, viewer, obs, rules) -> None:
     """``obs[g]``: what ``viewer[g]`` may know of game g (envs.uno.observation's layout)."""
     hands, hand_size, uno_declared, scores = s.hands, s.hand_size, s.uno_declared, s.scores

@@ -34,20 +34,25 @@ _CHOICES = {
 }
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def match_over_one(scores: np.ndarray, target_score: int, reverse_scoring: bool) -> bool:
     """Whether a match with these totals (one per seat) is over: standard scoring ends when
     a total reaches the target (>=), reverse scoring when one passes it (>)."""
-    top = scores.max()
+    top = scores[0]
+    for p in range(1, scores.size):  # a loop: numba's max() needs reference counting
+        top = max(top, scores[p])
     return top > target_score if reverse_scoring else top >= target_score
 
 
-@njit(cache=True)
-def match_leaders_one(scores: np.ndarray, reverse_scoring: bool) -> np.ndarray:
-    """Who leads a match with these totals (bool per seat, ties share): the highest total
-    in standard scoring, the lowest in reverse scoring. At the end they are the winners."""
-    best = scores.min() if reverse_scoring else scores.max()
-    return scores == best
+@njit(cache=True, _nrt=False)
+def match_leaders_one(scores: np.ndarray, reverse_scoring: bool, leaders: np.ndarray) -> None:
+    """Who leads a match with these totals (``leaders``: bool per seat, ties share): the
+    highest total in standard scoring, the lowest in reverse scoring. At the end they win."""
+    best = scores[0]
+    for p in range(1, scores.size):
+        best = min(best, scores[p]) if reverse_scoring else max(best, scores[p])
+    for p in range(scores.size):
+        leaders[p] = scores[p] == best
 
 
 @dataclass(frozen=True)
@@ -132,7 +137,9 @@ class UnoRules(RulesBase):
         scores = np.asarray(scores, dtype=np.int64)
         rows = scores.reshape(-1, scores.shape[-1])
         reverse = self.scoring == "reverse"
-        leaders = np.array([match_leaders_one(row, reverse) for row in rows], dtype=bool)
+        leaders = np.zeros(rows.shape, dtype=bool)
+        for row, out in zip(rows, leaders, strict=True):
+            match_leaders_one(row, reverse, out)
         return leaders.reshape(scores.shape)
 
     def check_players(self, num_players: int) -> None:
