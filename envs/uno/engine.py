@@ -161,7 +161,7 @@ class UnoEngine(BatchedEngine):
 
     # ------------------------------------------------------------------ one step
     def _begin_step(self) -> None:
-        kernel.clear_last_step(*self._buffers)
+        kernel.clear_last_step(self._buffers)
 
     def _step_kernel(self, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray, deal_here: bool) -> int:
         return kernel.step_and_observe(
@@ -181,13 +181,13 @@ class UnoEngine(BatchedEngine):
 
     def _legal_mask(self) -> np.ndarray:
         mask = np.empty((self.num_games, A.NUM_ACTIONS), bool)
-        kernel.legal_mask(*self._buffers, mask, self._rules_record)
+        kernel.legal_mask(self._buffers, mask, self._rules_record)
         return mask
 
     def _observation(self, viewer: np.ndarray) -> np.ndarray:
         obs = np.empty((self.num_games, OBS_SIZE), np.float32)
-        kernel.observation(*self._buffers, np.ascontiguousarray(viewer, np.int64), obs, self._rules_record)
+        kernel.observation(self._buffers, np.ascontiguousarray(viewer, np.int64), obs, self._rules_record)
         return obs
 
     def _new_episode(self, games: np.ndarray) -> None:
-        kernel.new_games(*self._buffers, np.ascontiguousarray(games, np.int64), self._rules_record)
+        kernel.new_games(self._buffers, np.ascontiguousarray(games, np.int64), self._rules_record)

@@ -248,6 +248,14 @@ _REVEALED_HAND = FIELDS["revealed_hand"].start
 _REVEALED_SEAT = FIELDS["revealed_seat"].start
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def state_of(buffers: tuple):
+    """:func:`state_views` of the engine's tuple of buffers and scratch (numba inlines no
+    call with ``*args``, hence the indices)."""
+    b = buffers
+    return state_views(b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13])
+
+
 # ---------------------------------------------------------------------- small rules
 @njit(cache=True, _nrt=False)
 def playable(card: int, top: int, colour: int, pending_draw: int) -> bool:
@@ -689,158 +697,31 @@ def step_and_observe(
 
 
 @njit(cache=True, _nrt=False)
-def clear_last_step(
-    scalars,
-    seat_values,
-    flags,
-    card_counts,
-    piles,
-    match_rewards,
-    game_seeds,
-    rng_counter,
-    work_words,
-    work_order,
-    work_cards,
-    work_seats,
-    work_reward,
-    work_winners,
-):
-    """Entry point: :func:`begin_step` (before a reset deals, as before a step)."""
-    begin_step(
-        state_views(
-            scalars,
-            seat_values,
-            flags,
-            card_counts,
-            piles,
-            match_rewards,
-            game_seeds,
-            rng_counter,
-            work_words,
-            work_order,
-            work_cards,
-            work_seats,
-            work_reward,
-            work_winners,
-        )
-    )
+def clear_last_step(buffers: tuple) -> None:
+    """Entry point: :func:`begin_step` (before a reset deals, as before a step). The rarely
+    called entry points take the buffers as one tuple, which numba types more slowly
+    than separate arguments, but spares listing them again."""
+    begin_step(state_of(buffers))
 
 
 @njit(cache=True, _nrt=False)
-def legal_mask(
-    scalars,
-    seat_values,
-    flags,
-    card_counts,
-    piles,
-    match_rewards,
-    game_seeds,
-    rng_counter,
-    work_words,
-    work_order,
-    work_cards,
-    work_seats,
-    work_reward,
-    work_winners,
-    mask,
-    rules_record,
-):
+def legal_mask(buffers: tuple, mask, rules_record):
     """Entry point: :func:`write_legal_mask` of every game."""
-    s = state_views(
-        scalars,
-        seat_values,
-        flags,
-        card_counts,
-        piles,
-        match_rewards,
-        game_seeds,
-        rng_counter,
-        work_words,
-        work_order,
-        work_cards,
-        work_seats,
-        work_reward,
-        work_winners,
-    )
+    s = state_of(buffers)
     write_legal_mask(s, mask, rules_record[0])
 
 
 @njit(cache=True, _nrt=False)
-def observation(
-    scalars,
-    seat_values,
-    flags,
-    card_counts,
-    piles,
-    match_rewards,
-    game_seeds,
-    rng_counter,
-    work_words,
-    work_order,
-    work_cards,
-    work_seats,
-    work_reward,
-    work_winners,
-    viewer,
-    obs,
-    rules_record,
-):
+def observation(buffers: tuple, viewer, obs, rules_record):
     """Entry point: :func:`write_observation` of every game for ``viewer[g]``."""
-    s = state_views(
-        scalars,
-        seat_values,
-        flags,
-        card_counts,
-        piles,
-        match_rewards,
-        game_seeds,
-        rng_counter,
-        work_words,
-        work_order,
-        work_cards,
-        work_seats,
-        work_reward,
-        work_winners,
-    )
+    s = state_of(buffers)
     write_observation(s, viewer, obs, rules_record[0])
 
 
 @njit(cache=True, _nrt=False)
-def new_games(
-    scalars,
-    seat_values,
-    flags,
-    card_counts,
-    piles,
-    match_rewards,
-    game_seeds,
-    rng_counter,
-    work_words,
-    work_order,
-    work_cards,
-    work_seats,
-    work_reward,
-    work_winners,
-    games,
-    rules_record,
-):
+def new_games(buffers: tuple, games, rules_record):
     """Entry point: start a new game (a hand, or a match's first hand) in each of ``games``."""
-    s = state_views(
-        scalars,
-        seat_values,
-        flags,
-        card_counts,
-        piles,
-        match_rewards,
-        game_seeds,
-        rng_counter,
-        work_words,
-        work_order,
-        work_cards,
-        work_seats,
-        work_reward,
-        work_winners,
-    )
+    s = state_of(buffers)
     for g in games:
         new_game(s, g, rules_record[0])
 
