@@ -293,10 +293,15 @@ class BatchedEngine:
             self.game_seeds[finished] = self.next_game_seeds(finished)
             self.rng_counter[finished] = 0
             self._new_episode(finished)
-            mask = self._legal_mask()
-            obs = self._observation(self.current)
+            self._observe_games(finished, obs, mask)
         self._mask = mask
         return obs, mask.copy(), self._rewards, self._done
+
+    def _observe_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
+        """Rewrite the rows of ``games`` in ``obs`` and ``mask`` (their players to act), after
+        they were dealt again. This generic version recomputes every row."""
+        mask[games] = self._legal_mask()[games]
+        obs[games] = self._observation(self.current)[games]
 
     def _step_kernel(self, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray, deal_here: bool) -> int:
         """Check, apply, restart and observe in one go (what a game's compiled kernel does).

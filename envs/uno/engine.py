@@ -189,5 +189,8 @@ class UnoEngine(BatchedEngine):
         kernel.observation(self._buffers, np.ascontiguousarray(viewer, np.int64), obs, self._rules_record)
         return obs
 
+    def _observe_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
+        kernel.observe_games(self._buffers, np.ascontiguousarray(games, np.int64), obs, mask, self._rules_record)
+
     def _new_episode(self, games: np.ndarray) -> None:
         kernel.new_games(self._buffers, np.ascontiguousarray(games, np.int64), self._rules_record)

@@ -719,6 +719,16 @@ def observation(buffers: tuple, viewer, obs, rules_record):
 
 
 @njit(cache=True, _nrt=False)
+def observe_games(buffers: tuple, games, obs, mask, rules_record) -> None:
+    """Entry point: rewrite the mask and observation rows of ``games`` (dealt again)."""
+    s = state_of(buffers)
+    rules = rules_record[0]
+    for g in games:
+        write_legal_mask_row(s, g, mask[g], rules)
+        write_observation_row(s, g, s.current[g], obs[g], rules)
+
+
+@njit(cache=True, _nrt=False)
 def new_games(buffers: tuple, games, rules_record):
     """Entry point: start a new game (a hand, or a match's first hand) in each of ``games``."""
     s = state_of(buffers)
@@ -740,7 +750,14 @@ def begin_step(s) -> None:
 # ---------------------------------------------------------------------- legal actions
 @njit(cache=True, _nrt=False)
 def write_legal_mask(s, mask, rules) -> None:
-    """``mask[g]``: the legal actions of game g's player to act (all False when over)."""
+    """``mask[g]``: the legal actions of game g's player to act, for every game."""
+    for g in range(mask.shape[0]):
+        write_legal_mask_row(s, g, mask[g], rules)
+
+
+@njit(cache=True, _nrt=False)
+def write_legal_mask_row(s, g: int, row, rules) -> None:
+    """``row``: the legal actions of game g's player to act (all False when over)."""
     hands, top, colour, current, phase, pending_draw, drawn_card = (
         s.hands,
         s.top,
@@ -750,83 +767,86 @@ def write_legal_mask(s, mask, rules) -> None:
         s.pending_draw,
         s.drawn_card,
     )
-    mask[:] = False
-    for g in range(mask.shape[0]):
-        ph = phase[g]
-        if ph == PLAY:
-            context = PENDING_CONTEXT if pending_draw[g] > 0 else colour[g] + 1
-            match = MATCH[context, top[g]]
-            hand = hands[g, current[g]]
-            anything = False
-            for t in range(A.NUM_COLOURED_TYPES):
-                if hand[t] > 0 and match[t]:
-                    mask[g, t] = True
-                    anything = True
-            if hand[WILD] > 0 and match[WILD]:
-                mask[g, A.PLAY_WILD : A.PLAY_WILD + 4] = True
+    row[:] = False
+    ph = phase[g]
+    if ph == PLAY:
+        context = PENDING_CONTEXT if pending_draw[g] > 0 else colour[g] + 1
+        match = MATCH[context, top[g]]
+        hand = hands[g, current[g]]
+        anything = False
+        for t in range(A.NUM_COLOURED_TYPES):
+            if hand[t] > 0 and match[t]:
+                row[t] = True
                 anything = True
-            if hand[WILD_DRAW_FOUR] > 0 and match[WILD_DRAW_FOUR]:
-                mask[g, A.PLAY_WILD_DRAW_FOUR : A.PLAY_WILD_DRAW_FOUR + 4] = True
-                anything = True
-            mask[g, A.DRAW] = rules.draw_anytime or not anything or pending_draw[g] > 0
-        elif ph == DRAWN:
-            card = drawn_card[g]
-            if card == WILD:
-                mask[g, A.PLAY_WILD : A.PLAY_WILD + 4] = True
-            elif card == WILD_DRAW_FOUR:
-                mask[g, A.PLAY_WILD_DRAW_FOUR : A.PLAY_WILD_DRAW_FOUR + 4] = True
-            else:
-                mask[g, card] = True
-            mask[g, A.PASS] = not rules.must_play_drawn
-        elif ph == CHALLENGE:
-            mask[g, A.CHALLENGE] = True
-            mask[g, A.ACCEPT] = True
-        elif ph == UNO:
-            mask[g, A.UNO] = True
-            mask[g, A.SILENT] = True
-        elif ph == COLOUR:
-            mask[g, A.CHOOSE_COLOUR : A.CHOOSE_COLOUR + 4] = True
+        if hand[WILD] > 0 and match[WILD]:
+            row[A.PLAY_WILD : A.PLAY_WILD + 4] = True
+            anything = True
+        if hand[WILD_DRAW_FOUR] > 0 and match[WILD_DRAW_FOUR]:
+            row[A.PLAY_WILD_DRAW_FOUR : A.PLAY_WILD_DRAW_FOUR + 4] = True
+            anything = True
+        row[A.DRAW] = rules.draw_anytime or not anything or pending_draw[g] > 0
+    elif ph == DRAWN:
+        card = drawn_card[g]
+        if card == WILD:
+            row[A.PLAY_WILD : A.PLAY_WILD + 4] = True
+        elif card == WILD_DRAW_FOUR:
+            row[A.PLAY_WILD_DRAW_FOUR : A.PLAY_WILD_DRAW_FOUR + 4] = True
+        else:
+            row[card] = True
+        row[A.PASS] = not rules.must_play_drawn
+    elif ph == CHALLENGE:
+        row[A.CHALLENGE] = True
+        row[A.ACCEPT] = True
+    elif ph == UNO:
+        row[A.UNO] = True
+        row[A.SILENT] = True
+    elif ph == COLOUR:
+        row[A.CHOOSE_COLOUR : A.CHOOSE_COLOUR + 4] = True
 
 
 # ---------------------------------------------------------------------- observation
 @njit(cache=True, _nrt=False)
 def write_observation(s, viewer, obs, rules) -> None:
-    """``obs[g]``: what ``viewer[g]`` may know of game g (envs.uno.observation's layout)."""
+    """``obs[g]``: what ``viewer[g]`` may know of game g, for every game."""
+    for g in range(obs.shape[0]):
+        write_observation_row(s, g, viewer[g], obs[g], rules)
+
+
+@njit(cache=True, _nrt=False)
+def write_observation_row(s, g: int, v: int, row, rules) -> None:
+    """``row``: what seat ``v`` may know of game g (envs.uno.observation's layout)."""
     hands, hand_size, uno_declared, scores = s.hands, s.hand_size, s.uno_declared, s.scores
     top, colour, direction, current, phase = s.top, s.colour, s.direction, s.current, s.phase
     drawn_card, challenge_colour = s.drawn_card, s.challenge_colour
     revealed_hand, revealed_to, revealed_from = s.revealed_hand, s.revealed_to, s.revealed_from
     num_players = rules.num_players
     score_scale = 1.0 / rules.target_score
-    obs[:] = 0.0
-    for g in range(obs.shape[0]):
-        v = viewer[g]
-        row = obs[g]
+    row[:] = 0.0
+    for t in range(NUM_CARD_TYPES):
+        row[_HAND + t] = hands[g, v, t]
+        row[_DISCARD_COUNTS + t] = s.discard_counts[g, t]
+    row[_TOP + top[g]] = 1.0
+    if colour[g] >= 0:
+        row[_COLOUR + colour[g]] = 1.0
+    d = direction[g]
+    row[_DIRECTION] = d
+    row[_NUM_PLAYERS] = num_players
+    # Relative seats in the direction of play from the viewer.
+    for i in range(num_players):
+        seat = (v + d * i) % num_players
+        row[_HAND_SIZES + i] = hand_size[g, seat]
+        row[_UNO_DECLARED + i] = uno_declared[g, seat]
+        row[_SCORES + i] = scores[g, seat] * score_scale
+    row[_DRAW_PILE_SIZE] = s.draw_end[g] - s.draw_top[g]
+    row[_DISCARD_PILE_SIZE] = s.discard_len[g]
+    if phase[g] < OVER:
+        row[_PHASE + phase[g]] = 1.0
+    row[_PENDING_DRAW] = s.pending_draw[g]
+    if drawn_card[g] >= 0 and v == current[g]:  # only the drawer knows it
+        row[_DRAWN_CARD + drawn_card[g]] = 1.0
+    if challenge_colour[g] >= 0:
+        row[_CHALLENGE_COLOUR + challenge_colour[g]] = 1.0
+    if revealed_to[g] == v:
         for t in range(NUM_CARD_TYPES):
-            row[_HAND + t] = hands[g, v, t]
-            row[_DISCARD_COUNTS + t] = s.discard_counts[g, t]
-        row[_TOP + top[g]] = 1.0
-        if colour[g] >= 0:
-            row[_COLOUR + colour[g]] = 1.0
-        d = direction[g]
-        row[_DIRECTION] = d
-        row[_NUM_PLAYERS] = num_players
-        # Relative seats in the direction of play from the viewer.
-        for i in range(num_players):
-            seat = (v + d * i) % num_players
-            row[_HAND_SIZES + i] = hand_size[g, seat]
-            row[_UNO_DECLARED + i] = uno_declared[g, seat]
-            row[_SCORES + i] = scores[g, seat] * score_scale
-        row[_DRAW_PILE_SIZE] = s.draw_end[g] - s.draw_top[g]
-        row[_DISCARD_PILE_SIZE] = s.discard_len[g]
-        if phase[g] < OVER:
-            row[_PHASE + phase[g]] = 1.0
-        row[_PENDING_DRAW] = s.pending_draw[g]
-        if drawn_card[g] >= 0 and v == current[g]:  # only the drawer knows it
-            row[_DRAWN_CARD + drawn_card[g]] = 1.0
-        if challenge_colour[g] >= 0:
-            row[_CHALLENGE_COLOUR + challenge_colour[g]] = 1.0
-        if revealed_to[g] == v:
-            for t in range(NUM_CARD_TYPES):
-                row[_REVEALED_HAND + t] = revealed_hand[g, t]
-            row[_REVEALED_SEAT + ((revealed_from[g] - v) * d) % num_players] = 1.0
+            row[_REVEALED_HAND + t] = revealed_hand[g, t]
+        row[_REVEALED_SEAT + ((revealed_from[g] - v) * d) % num_players] = 1.0

@@ -198,6 +198,9 @@ class TricksEngine(BatchedEngine):
             kernel.restart_games(self._state, self.game_seeds, self.rng_counter, self._done.nonzero()[0], obs, mask)
         return bad
 
+    def _observe_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
+        kernel.observe_games(self._state, _indices(games), obs, mask)
+
     def _legal_mask(self) -> np.ndarray:
         mask = np.empty((self.num_games, A.NUM_ACTIONS), bool)
         kernel.legal_masks(self._legal_inputs, mask)

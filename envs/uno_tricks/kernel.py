@@ -844,6 +844,12 @@ def restart_games(
     """Deal a new game in each of ``games`` (they ended this step) and write their first
     observation and mask."""
     new_episodes(state, game_seeds, rng_counter, games)
+    observe_games(state, games, obs, mask)
+
+
+@njit(cache=True, _nrt=False)
+def observe_games(state: tuple, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
+    """Rewrite the mask and observation rows of ``games`` (their players to act)."""
     s = TricksState(*state)
     li, vi = legal_inputs(s), view_inputs(s)
     for g in games:
