@@ -1,9 +1,10 @@
 """What every batched engine of the lab shares: the step cycle, action checks, random streams.
 
-A game engine subclasses :class:`BatchedEngine` and supplies the rules: ``_allocate``
-(its state arrays, which include ``current`` and ``phase``), ``_new_episode`` (deal),
-``_apply`` (one step's actions), ``_legal_mask`` and ``_observation``, plus
-``position`` / ``from_positions``. The base class keeps the public interface identical
+A game engine subclasses :class:`BatchedEngine` and supplies the rules through its
+compiled kernels: ``_allocate`` (its state arrays, which include ``current`` and
+``phase``), ``_new_episode`` (deal), ``_step_kernel`` (one whole step),
+``_observe_games``, ``_legal_mask`` and ``_observation``, plus ``position`` /
+``from_positions``. The base class keeps the public interface identical
 across games (``reset``, ``observe``, ``step``, ``current_player``, rewards for every
 seat, auto-restart) and refuses bad actions the same way.
 """
@@ -126,7 +127,20 @@ class BatchedEngine:
     def _new_episode(self, games: np.ndarray) -> None:
         raise NotImplementedError
 
-    def _apply(self, actions: np.ndarray) -> None:
+    def _step_kernel(self, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray, deal_here: bool) -> int:
+        """Check, apply, restart and observe in one go (one call of the game's compiled kernel).
+
+        Returns the first game whose action is out of range or not legal in ``self._mask``,
+        having changed nothing, or -1. Otherwise applies every action (a finished game's is
+        ignored), writes the outputs (``_rewards``, ``_done``, ``game_winners``,
+        ``final_scores``), deals the games that ended again when ``deal_here``, puts them
+        in phase ``over`` without ``auto_reset`` (else leaves them to the caller, which
+        deals them from ``next_game_seeds``), and writes the next ``obs`` and ``mask``.
+        """
+        raise NotImplementedError
+
+    def _observe_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
+        """Rewrite the rows of ``games`` in ``obs`` and ``mask`` (their players to act)."""
         raise NotImplementedError
 
     def _legal_mask(self) -> np.ndarray:
@@ -136,7 +150,7 @@ class BatchedEngine:
         raise NotImplementedError
 
     def _begin_step(self) -> None:
-        """Per-step bookkeeping before the actions apply (events of the last step, ...)."""
+        """Clear the last step's events before ``reset`` deals (a step's kernel does it itself)."""
 
     @classmethod
     def _engine_for(cls, positions: Sequence[dict[str, Any]], rules: Any, seed: Any, auto_reset: bool) -> BatchedEngine:
@@ -297,76 +311,7 @@ class BatchedEngine:
         self._mask = mask
         return obs, mask.copy(), self._rewards, self._done
 
-    def _observe_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
-        """Rewrite the rows of ``games`` in ``obs`` and ``mask`` (their players to act), after
-        they were dealt again. This generic version recomputes every row."""
-        mask[games] = self._legal_mask()[games]
-        obs[games] = self._observation(self.current)[games]
-
-    def _step_kernel(self, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray, deal_here: bool) -> int:
-        """Check, apply, restart and observe in one go (what a game's compiled kernel does).
-
-        Returns the first game whose action is out of range or illegal, before changing
-        anything, or -1. Finished games are dealt again here when ``deal_here``, left for
-        the caller to deal (``auto_reset`` with ``next_game_seeds``), or put in phase
-        ``over`` (no ``auto_reset``). This generic version runs the hooks one by one.
-        """
-        in_range = (actions >= 0) & (actions < self.num_actions)
-        legal = in_range & self._mask[self._ar, np.where(in_range, actions, 0)]
-        bad = (~in_range | (~legal & (self.phase != self.over_phase))).nonzero()[0]
-        if bad.size:
-            return int(bad[0])
-        self._begin_step()
-        self._apply(actions)
-        finished = self._done.nonzero()[0]
-        if finished.size and deal_here:
-            self._new_episode(finished)
-        elif finished.size and not self.auto_reset:
-            self.phase[finished] = self.over_phase
-        mask[...] = self._legal_mask()
-        obs[...] = self._observation(self.current)
-        return -1
-
-    # ------------------------------------------------------------------ helpers for the rules
-    def _finish(self, games: np.ndarray, rewards: np.ndarray, winners: np.ndarray, scores: np.ndarray) -> None:
-        """These games are over: every seat gets its reward in this step.
-
-        ``winners`` (bool per seat: who won, partners included; ties share) and ``scores``
-        (the game's final points per seat) stay readable as ``game_winners`` and
-        ``final_scores`` until the next step, whatever the reward option, for referees
-        such as tournaments (the restarted game has already cleared the engine's own).
-        """
-        self._rewards[games] = rewards
-        self._done[games] = True
-        self.game_winners[games] = winners
-        self.final_scores[games] = scores
-
-    def _groups(self, category: np.ndarray, count: int) -> dict[int, np.ndarray]:
-        """Games per action category (only the categories present); finished games drop out."""
-        category[self.phase == self.over_phase] = count  # a finished game ignores its action
-        if self.num_games == 1:
-            return {int(category[0]): self._ar}
-        present = np.bincount(category, minlength=count + 1)[:count]
-        return {int(c): (category == c).nonzero()[0] for c in present.nonzero()[0]}
-
-    def _next_deal(self, games: np.ndarray) -> None:
-        """Move these games' random streams on to their next deal, before dealing.
-
-        Each deal starts a fresh stream whose seed is a hash of the previous one and whose
-        counter is 0, so the k-th deal of a game (and the deck order it leaves) depends only
-        on its first seed and k, not on how the earlier deals were played. That is what
-        makes duplicate deals work: games started from the same seed get the same
-        sequence of decks whatever their players do.
-        """
-        self.game_seeds[games] = rng.next_stream(self.game_seeds[games])
-        self.rng_counter[games] = 0
-
-    def _random(self, games: np.ndarray, width: int) -> np.ndarray:
-        """Random words ``uint64 [len(games), width]`` from each game's own stream."""
-        bits = rng.random_bits(self.game_seeds[games], self.rng_counter[games], width)
-        self.rng_counter[games] += np.uint64(1)
-        return bits
-
+    # ------------------------------------------------------------------ checks
     def _require_dealt(self) -> None:
         if not self._dealt:
             raise RuntimeError("no game dealt yet: call reset() first (or build the engine with from_positions)")

@@ -4,7 +4,7 @@ Engines must give the same game for the same seed whatever the batch size, and a
 position must continue exactly. A shared ``np.random.Generator`` cannot do either, and
 one Generator object per game would mean a Python loop over games at every deal. Instead
 every game has a 64-bit *game seed* and a *counter*; each random draw hashes
-(game seed, counter, slot) with the SplitMix64 finaliser, vectorised over games, and
+(game seed, counter, slot) with the SplitMix64 finaliser, in the engines' kernels, and
 advances that game's counter by one. The stream of a game is then a pure function of
 its seed and counter, both of which a position records.
 """
@@ -48,40 +48,16 @@ def game_seeds(seed: int | np.ndarray | list[int] | None, num_games: int) -> np.
     return seeds
 
 
-_NEXT_STREAM = np.uint64(0xD1B54A32D192ED03)
-
-
-def next_stream(seeds: np.ndarray) -> np.ndarray:
-    """The seeds of the streams that follow these (one hash step: a chain of deals)."""
-    return splitmix64(np.asarray(seeds, dtype=np.uint64) ^ _NEXT_STREAM)
-
-
-_SLOTS = np.arange(1, 257, dtype=np.uint64) * _GOLDEN
-
-
-def random_bits(seeds: np.ndarray, counters: np.ndarray, width: int) -> np.ndarray:
-    """``uint64 [k, width]`` random words for games with these seeds at these counters (width <= 256)."""
-    base = splitmix64(seeds ^ (counters * _MUL2))
-    return splitmix64(base[:, None] + _SLOTS[None, :width])
-
-
-def uniform(bits: np.ndarray) -> np.ndarray:
-    """Floats in [0, 1) from random words."""
-    return (bits >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
-
-
-def shuffle_rows(piles: np.ndarray, sizes: np.ndarray, bits: np.ndarray) -> np.ndarray:
-    """``piles[j, :sizes[j]]`` in the random order given by ``bits`` (consumed); the rest of each row after."""
-    bits[np.arange(piles.shape[1])[None, :] >= sizes[:, None]] = np.iinfo(np.uint64).max
-    return np.take_along_axis(piles, np.argsort(bits, axis=1), axis=1)
+_NEXT_STREAM = np.uint64(0xD1B54A32D192ED03)  # a deal's stream seed -> the next deal's
+_SLOTS = np.arange(1, 257, dtype=np.uint64) * _GOLDEN  # slot j of a draw hashes base + (j + 1) * golden
 
 
 # ---------------------------------------------------------------------- compiled kernels
-# The same streams for the engines' compiled (numba) kernels, one game at a time: a kernel
-# step draws exactly the words the functions above would draw, so a game's deals do not
-# depend on which side made them. ``tests/test_rng.py`` checks both sides agree. They are
-# compiled without reference counting (numba's ``_nrt=False``) and allocate nothing, so the
-# engines' step kernels, compiled the same way, can call them.
+# The engines' kernels draw one game at a time. A draw at (seed, counter) of width w is
+# the words splitmix64(splitmix64(seed ^ counter * MUL2) + (j + 1) * GOLDEN), j < w, and
+# moves the counter on by one. These functions are compiled without reference counting
+# (numba's ``_nrt=False``) and allocate nothing, so the engines' step kernels, compiled the
+# same way, can call them. ``tests/test_rng.py`` pins the stream.
 
 _U11, _U53 = np.uint64(11), 1.0 / (1 << 53)
 _U1 = np.uint64(1)
@@ -97,14 +73,21 @@ def splitmix64_one(x: np.uint64) -> np.uint64:
 
 @njit(cache=True, _nrt=False)
 def next_deal_one(game_seeds: np.ndarray, rng_counter: np.ndarray, g: int) -> None:
-    """Game ``g`` moves on to its next deal's stream (:func:`next_stream`, counter 0)."""
+    """Game ``g`` moves on to its next deal's stream (seed hashed, counter 0), before dealing.
+
+    Each deal starts a fresh stream whose seed is a hash of the previous one and whose
+    counter is 0, so the k-th deal of a game (and the deck order it leaves) depends only on
+    its first seed and k, not on how the earlier deals were played. That is what makes
+    duplicate deals work: games started from the same seed get the same sequence of decks
+    whatever their players do.
+    """
     game_seeds[g] = splitmix64_one(game_seeds[g] ^ _NEXT_STREAM)
     rng_counter[g] = np.uint64(0)
 
 
 @njit(cache=True, _nrt=False)
 def random_words_one(game_seeds: np.ndarray, rng_counter: np.ndarray, g: int, out: np.ndarray) -> None:
-    """Fill ``out`` (``uint64``, width <= 256) with game ``g``'s next random words (:func:`random_bits`)."""
+    """Fill ``out`` (``uint64``, width <= 256) with game ``g``'s next random words."""
     base = splitmix64_one(game_seeds[g] ^ (rng_counter[g] * _MUL2))
     for j in range(out.size):
         out[j] = splitmix64_one(base + _SLOTS[j])
@@ -113,7 +96,7 @@ def random_words_one(game_seeds: np.ndarray, rng_counter: np.ndarray, g: int, ou
 
 @njit(cache=True, _nrt=False)
 def random_uniform_one(game_seeds: np.ndarray, rng_counter: np.ndarray, g: int) -> float:
-    """One float in [0, 1) from game ``g``'s stream (:func:`uniform` of a one-word draw)."""
+    """One float in [0, 1) from game ``g``'s stream: the top 53 bits of a one-word draw."""
     base = splitmix64_one(game_seeds[g] ^ (rng_counter[g] * _MUL2))
     rng_counter[g] += _U1
     return float(splitmix64_one(base + _SLOTS[0]) >> _U11) * _U53
@@ -121,8 +104,8 @@ def random_uniform_one(game_seeds: np.ndarray, rng_counter: np.ndarray, g: int) 
 
 @njit(cache=True, _nrt=False)
 def shuffle_into(pile: np.ndarray, size: int, words: np.ndarray, order: np.ndarray, cards: np.ndarray) -> None:
-    """``pile[:size]`` put in the order of ``words[:size]`` in place (:func:`shuffle_rows` of
-    one row), using ``order`` (int64) and ``cards`` (the pile's dtype), each at least ``size``
+    """``pile[:size]`` put in the order of ``words[:size]`` in place (card j goes where word j
+    ranks), using ``order`` (int64) and ``cards`` (the pile's dtype), each at least ``size``
     long, as scratch: it allocates nothing, so kernels compiled without reference counting
     can shuffle. An insertion sort: a deck is at most 108 cards, shuffled once per deal."""
     for j in range(size):

@@ -3,7 +3,7 @@
 Every game is an *item*: a table (a lineup of entrants, one per side), a seating (who
 sits where) and a deal. Duplicate deals: a deal's seed is shared by every seating of
 every table, and an engine game started from a seed gets the same sequence of decks
-whatever is played (``envs.core.BatchedEngine._next_deal``), so each entrant meets the
+whatever is played (``envs.rng.next_deal_one``), so each entrant meets the
 same cards from every seat. Shards are independent blocks of items whose results merge,
 so a tournament can be spread over processes or machines and still add up to the same
 numbers.
