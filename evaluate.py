@@ -4,6 +4,7 @@
     python evaluate.py --config configs/eval/uno_2p.yaml games=50000
     python evaluate.py --config configs/eval/tricks.yaml rules.exchange_returns=two
     python evaluate.py --config configs/eval/bluff_study.yaml # writes docs/bluff_study.md
+    python evaluate.py --config configs/eval/exploitability.yaml  # trains best responses, docs/exploitability.md
     python evaluate.py --backend ray [--address auto]         # the same shards as Ray tasks
 
 Every seating of every table is played on the same duplicate deals, thousands of games
@@ -89,9 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         data = read_yaml(path)
         if "study" in data:
-            from tournament.bluff_study import run_study
+            study = merge(data, parse_overrides(args.overrides))
+            if study.get("study") == "exploitability":
+                from tournament.exploitability import run_study
+            else:
+                from tournament.bluff_study import run_study
 
-            return run_study(merge(data, parse_overrides(args.overrides)), console)
+            return run_study(study, console)
         config = load_config(path, args.overrides)
     except ValueError as err:
         parser.error(str(err))

@@ -14,6 +14,14 @@ CleanRL's tags (``charts/episodic_return``, ``charts/SPS``, ``losses/*``) and, e
 ``eval_every`` updates, ``eval/win_rate_vs_<opponent>`` from an ``evaluate.py``
 tournament on duplicate deals. Checkpoints (``checkpoint.pt``, written atomically) resume
 exactly; the final agent (weights only) goes to ``<run>/agent.pt`` or ``export``.
+
+A config with ``target: <policy spec>`` (``configs/best_response/``) trains a **best
+response**: a fresh learner against that policy alone, held fixed on every other seat. It is
+evaluated against the target after the warm start and every ``eval_every`` updates
+(``eval/win_rate_vs_<target>``, ``eval/best_response_gain``: the win rate minus the fair
+share), at the end on ``final_eval_games`` duplicate deals, and writes
+``<run>/best_response.json`` (win rate, gain and their 95% intervals, budget, curve) and
+``<run>/curve.png`` (:mod:`agents.best_response`).
 """
 
 from __future__ import annotations
@@ -38,15 +46,16 @@ def load_training_config(path: Path, overrides: list[str]) -> Any:
     return PPOConfig.from_mapping(data)
 
 
-def evaluate_agent(cfg: Any, agent_path: Path, seed: int = 12345) -> list[dict[str, Any]]:
+def evaluate_agent(cfg: Any, agent_path: Path, seed: int = 12345, games: int | None = None) -> list[dict[str, Any]]:
     """The agent against each evaluation opponent, on duplicate deals in every seating:
     head to head at two seats, one agent and n-1 copies of the opponent at bigger tables,
-    team against team in the trick game."""
+    team against team in the trick game (``games``: at least that many, default ``eval_games``)."""
     from agents.registry import spec_label
     from tournament.runner import run_tournament
     from tournament.schedule import build_schedule
     from tournament.stats import summarise
 
+    games = games or cfg.eval_games
     rows = []
     for spec in cfg.eval_opponents:
         label = spec_label(spec)
@@ -62,8 +71,8 @@ def evaluate_agent(cfg: Any, agent_path: Path, seed: int = 12345) -> list[dict[s
                 "policies": [{"name": "agent", "checkpoint": str(agent_path), "label": "agent"}, opponent],
                 "lineups": None if cfg.game == "tricks" else [lineup],
                 "seating": "rotations",
-                "games": cfg.eval_games,
-                "batch": min(4096, cfg.eval_games),
+                "games": games,
+                "batch": min(4096, games),
                 "seed": seed,
                 "ratings": "none",
             }
@@ -79,7 +88,7 @@ def warm_start(cfg: Any, trainer: Any, writer: Any, progress: Any) -> None:
     """Imitate the teacher for ``imitation_steps`` decisions before PPO starts."""
     from agents.registry import make_policy
 
-    teacher = make_policy(cfg.game, cfg.imitation_teacher, seed=cfg.seed)
+    teacher = make_policy(cfg.game, cfg.imitation_teacher, seed=cfg.seed, rules=cfg.rules)
     rounds = max(1, cfg.imitation_steps // (cfg.num_games * cfg.num_steps))
     task = progress.add_task(f"imitating {cfg.imitation_teacher}", total=rounds, status="")
     for i in range(1, rounds + 1):
@@ -178,14 +187,47 @@ def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, par
         TimeRemainingColumn(),
     )
     start = time.perf_counter()
+    record = None
+    if cfg.target is not None:
+        from agents.best_response import BestResponseRecord
+
+        record = BestResponseRecord(cfg, run_dir, trainer.update_count if resume is not None else None)
+
+    def evaluate(games: int | None = None) -> list[dict[str, Any]]:
+        """The agent now against the eval opponents, logged; a best response's curve gets a point."""
+        began = time.perf_counter()
+        save_checkpoint(agent, trainer.agent_payload())
+        results = evaluate_agent(cfg, agent, games=games)
+        for r in results:
+            writer.add_scalar(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"], trainer.global_step)
+        line = ", ".join(
+            f"{r['opponent']} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in results
+        )
+        if record is not None:
+            point = record.point(
+                trainer.update_count, trainer.global_step, results[cfg.eval_opponents.index(cfg.target)]
+            )
+            writer.add_scalar("eval/best_response_gain", point["gain"], trainer.global_step)
+            line += f"; best-response gain {100 * point['gain']:+.1f} points"
+            record.eval_seconds += time.perf_counter() - began
+        progress.console.print(
+            f"update {trainer.update_count} ({trainer.global_step:,} decisions, {results[0]['games']:,} games): "
+            f"win rate vs {line}"
+        )
+        return results
+
     with Progress(*columns, console=console, transient=not console.is_terminal) as progress:
         if cfg.imitation_steps and trainer.update_count == 0 and resume is None:
             warm_start(cfg, trainer, writer, progress)
+        if record is not None and trainer.update_count == 0:
+            evaluate()  # the curve's start: the warm-started (or untrained) learner
         task = progress.add_task("updates", total=total_updates, completed=trainer.update_count, status="")
         while trainer.update_count < total_updates:
             stats = trainer.update(collect)
             for tag, value in stats.items():
                 writer.add_scalar(tag, value, trainer.global_step)
+            if record is not None:
+                record.learner_decisions += int(stats["charts/samples"])
             u = trainer.update_count
             status = f"SPS {stats['charts/SPS']:,.0f}"
             if "charts/pool_win_rate" in stats:
@@ -194,22 +236,30 @@ def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, par
             if not console.is_terminal and (u % max(1, total_updates // 50) == 0):
                 progress.console.print(f"update {u}/{total_updates}: {trainer.global_step:,} decisions, {status}")
             last = u == total_updates
-            if (cfg.checkpoint_every and u % cfg.checkpoint_every == 0) or last:
+            saved = (cfg.checkpoint_every and u % cfg.checkpoint_every == 0) or last
+            if saved:
                 save_checkpoint(checkpoint, trainer.state_dict())
-            if (cfg.eval_every and u % cfg.eval_every == 0) or last:
-                save_checkpoint(agent, trainer.agent_payload())
-                results = evaluate_agent(cfg, agent)
-                for r in results:
-                    writer.add_scalar(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"], trainer.global_step)
-                line = ", ".join(
-                    f"{r['opponent']} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in results
-                )
-                progress.console.print(f"update {u} ({trainer.global_step:,} decisions): win rate vs {line}")
+            if last:
+                evaluate(cfg.last_eval_games)
+            elif cfg.eval_every and u % cfg.eval_every == 0:
+                evaluate()
+            if saved and record is not None:
+                record.save_progress(u)
+        if record is not None and (not record.curve or record.curve[-1]["update"] != trainer.update_count):
+            evaluate(cfg.last_eval_games)  # resumed after the last update: the final evaluation again
     writer.close()
     minutes = (time.perf_counter() - start) / 60
     console.print(
         f"done in {minutes:.1f} min: {trainer.global_step:,} decisions; agent {agent}, checkpoint {checkpoint}"
     )
+    if record is not None:
+        result = record.finish(trainer, agent)
+        console.print(
+            f"best response to {result['target_label']}: win rate {result['win_rate']:.4f} "
+            f"[{result['ci_low']:.4f}, {result['ci_high']:.4f}] over {result['games']:,} games, gain "
+            f"{100 * result['gain']:+.2f} points [{100 * result['gain_low']:+.2f}, {100 * result['gain_high']:+.2f}] "
+            f"over the fair share {result['fair_share']:.3f}; {run_dir / 'best_response.json'}, {run_dir / 'curve.png'}"
+        )
     return 0
 
 

@@ -91,3 +91,17 @@ class RandomPolicy(SeededPolicy):
         score = words.view(np.uint16)[: B * A].reshape(B, A) | np.uint16(1)
         score *= mask
         return check_chosen(mask, score.argmax(axis=1))
+
+
+FIRST_LEGAL = "first_legal"
+
+
+class FirstLegalPolicy(SeededPolicy):
+    """Always the legal action of lowest id: a fixed, trivially exploitable rule, the sanity
+    target of a best response (one that cannot find a large gain against it is broken)."""
+
+    name = FIRST_LEGAL
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        mask = as_masks(mask)
+        return check_chosen(mask, mask.argmax(axis=1))

@@ -11,6 +11,9 @@ Multi-agent bookkeeping, the part a single-agent PPO does not have:
   shared network); in a pool game the learner holds one seat (a team of two partners in
   the trick game) and the others are played by one opponent from the **pool**: scripted
   policies and frozen past copies of the network, drawn per game.
+* A **best response** (``target: <policy spec>``) is the pool reduced to that one fixed
+  policy: no self-play, no snapshots, so the learner only ever meets the target and what it
+  learns is how to beat that policy (how exploitable it is, ``train.py``).
 * Every decision of a learning seat is a sample. Its reward is what that seat received
   from its decision until its next one, whoever moved in between, so the end-of-game
   rewards that arrive on another player's turn reach every seat. Advantages (GAE) run
@@ -54,6 +57,7 @@ class PPOConfig:
     num_steps: int = 32  # decisions per game per rollout
     total_steps: int = 10_000_000  # decisions in all (every seat's), the run's length
     # Opponents
+    target: Any = None  # a policy spec: a best response to it (self_play 0, opponents [target], no snapshots)
     self_play: float = 0.5  # share of games where every seat is the learner
     opponents: list[Any] = dataclasses.field(default_factory=lambda: ["random", "heuristic"])  # scripted, in the pool
     snapshot_every: int = 25  # updates between frozen copies of the network added to the pool (0: none)
@@ -91,14 +95,22 @@ class PPOConfig:
     checkpoint_every: int = 50  # updates
     eval_every: int = 50  # updates (0: never); evaluate.py tournaments against eval_opponents
     eval_games: int = 2000
+    final_eval_games: int = 0  # games of the evaluation after the last update (0: eval_games)
     eval_opponents: list[Any] = dataclasses.field(default_factory=lambda: ["random", "rlcard_rule", "heuristic"])
     export: str = ""  # where to write the final agent (weights only); default: <run>/agent.pt
 
     # Keys whose change makes a checkpoint's state meaningless (refused on resume).
-    STATE_KEYS = ("game", "players", "rules", "num_games", "num_steps", "hidden", "opponents", "pool_size")
+    STATE_KEYS = ("game", "players", "rules", "num_games", "num_steps", "hidden", "target", "opponents", "pool_size")
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> PPOConfig:
+        """The config of a mapping (YAML). With a ``target``, the opponent keys it leaves out
+        become the best-response setup: ``self_play: 0``, ``snapshot_every: 0``,
+        ``opponents: [target]``, ``eval_opponents: [target]``."""
+        data = dict(data)
+        if data.get("target") is not None:
+            implied = {"self_play": 0.0, "snapshot_every": 0, "opponents": [data["target"]]}
+            data = {**implied, "eval_opponents": [data["target"]], **data}
         cfg = dataclass_from_mapping(cls, data, "training config key(s)")
         cfg.check()
         return cfg
@@ -116,7 +128,8 @@ class PPOConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("snapshot_every", "pool_size", "checkpoint_every", "eval_every", "torch_threads"):
+        counts = ("snapshot_every", "pool_size", "checkpoint_every", "eval_every", "torch_threads", "final_eval_games")
+        for name in counts:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
@@ -133,9 +146,33 @@ class PPOConfig:
             raise ValueError(f"hidden must be a list of positive layer sizes, got {self.hidden!r}")
         if self.imitation_steps < 0:
             raise ValueError(f"imitation_steps must be >= 0, got {self.imitation_steps}")
+        if self.target is not None:
+            self._check_target()
         for spec in [*self.opponents, *self.eval_opponents, self.imitation_teacher]:
-            check_spec(self.game, spec)
+            check_spec(self.game, spec, rules=self.rules)
         resolve_device(self.device)
+
+    def _check_target(self) -> None:
+        """A best response meets the target and nothing else: a share of self-play or another
+        pool member would make it a best response to a mixture, so those are refused."""
+        conflicts = []
+        if self.self_play != 0:
+            conflicts.append(f"self_play must be 0 (got {self.self_play})")
+        if self.snapshot_every != 0:
+            conflicts.append(f"snapshot_every must be 0 (got {self.snapshot_every})")
+        if list(self.opponents) != [self.target]:
+            conflicts.append(f"opponents must be [target] or left out (got {self.opponents!r})")
+        if self.target not in self.eval_opponents:
+            conflicts.append(f"eval_opponents must include the target or be left out (got {self.eval_opponents!r})")
+        if conflicts:
+            raise ValueError(
+                f"target {self.target!r} trains a best response against that policy alone: " + "; ".join(conflicts)
+            )
+
+    @property
+    def last_eval_games(self) -> int:
+        """Games of the evaluation after the last update (the figure a best response reports)."""
+        return self.final_eval_games or self.eval_games
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -172,7 +209,9 @@ class PPOTrainer:
         self.net = ActorCritic(game.OBS_SIZE, game.NUM_ACTIONS, cfg.hidden, high).to(self.device)
         self.optimizer = optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         seeds = self.rng.integers(2**63, size=len(cfg.opponents))
-        self.scripted = [make_policy(cfg.game, spec, int(s)) for spec, s in zip(cfg.opponents, seeds, strict=True)]
+        self.scripted = [
+            make_policy(cfg.game, spec, int(s), rules=cfg.rules) for spec, s in zip(cfg.opponents, seeds, strict=True)
+        ]
         self.snapshots: list[LearnedPolicy] = []
         self.update_count = 0
         self.global_step = 0  # decisions of every seat

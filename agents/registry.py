@@ -13,8 +13,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agents.policy import FIRST_LEGAL, FirstLegalPolicy
+
 GAMES = ("uno", "tricks")
 AGENT = "agent"
+SEARCH = "search"
 
 
 def policy_table(game: str) -> dict[str, type]:
@@ -31,16 +34,23 @@ def policy_table(game: str) -> dict[str, type]:
 
 
 def policy_class(game: str, name: str) -> type:
-    """The class of a policy name: a scripted one, or ``agent``, a trained network read from
-    a checkpoint (``{name: agent, checkpoint: path, mode: greedy}``; torch is imported then)."""
+    """The class of a policy name: a scripted one; ``first_legal`` (the weakest sane rule, the
+    sanity target of a best response); ``agent``, a trained network read from a checkpoint
+    (``{name: agent, checkpoint: path, mode: greedy}``; torch is imported then); or
+    ``search``, flat Monte Carlo planning with the engine (:mod:`agents.search`)."""
     if name == AGENT:
         policy_table(game)  # refuses an unknown game
         from agents.learned import AGENT_POLICIES
 
         return AGENT_POLICIES[game]
-    table = policy_table(game)
+    if name == SEARCH:
+        policy_table(game)
+        from agents.search import search_class
+
+        return search_class(game)
+    table = {**policy_table(game), FIRST_LEGAL: FirstLegalPolicy}
     if name not in table:
-        raise ValueError(f"unknown {game} policy {name!r}; policies: {', '.join(sorted([*table, AGENT]))}")
+        raise ValueError(f"unknown {game} policy {name!r}; policies: {', '.join(sorted([*table, AGENT, SEARCH]))}")
     return table[name]
 
 
@@ -70,11 +80,20 @@ def spec_label(spec: str | Mapping[str, Any]) -> str:
     return f"{name}({', '.join(f'{k}={v}' for k, v in params.items())})"
 
 
-def check_spec(game: str, spec: str | Mapping[str, Any]) -> None:
+def _with_rules(cls: type, params: dict[str, Any], rules: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A policy that plans with the engine (its class takes ``rules``) plays under the table's
+    rules unless its spec names its own: tournaments and trainers pass theirs here."""
+    if rules is not None and "rules" in inspect.signature(cls).parameters and "rules" not in params:
+        params["rules"] = dict(rules)
+    return params
+
+
+def check_spec(game: str, spec: str | Mapping[str, Any], rules: Mapping[str, Any] | None = None) -> None:
     """Raise ``ValueError`` for an unknown policy or parameter (what :func:`make_policy` would refuse)."""
     name, params = split_spec(spec)
     params.pop("label", None)
     cls = policy_class(game, name)
+    params = _with_rules(cls, params, rules)
     allowed = [p for p in inspect.signature(cls).parameters if p != "seed"]
     unknown = sorted(set(params) - set(allowed))
     if unknown:
@@ -88,9 +107,13 @@ def check_spec(game: str, spec: str | Mapping[str, Any]) -> None:
         raise ValueError(f"{game} policy {name!r}: {err}") from None
 
 
-def make_policy(game: str, spec: str | Mapping[str, Any], seed: int | None = None) -> Any:
-    """A seeded policy object from its spec (its parameters are checked by its class)."""
-    check_spec(game, spec)
+def make_policy(
+    game: str, spec: str | Mapping[str, Any], seed: int | None = None, rules: Mapping[str, Any] | None = None
+) -> Any:
+    """A seeded policy object from its spec (its parameters are checked by its class).
+    ``rules`` (the table's rules options) reach a policy whose class takes them (search)."""
+    check_spec(game, spec, rules)
     name, params = split_spec(spec)
     params.pop("label", None)
-    return policy_class(game, name)(seed=seed, **params)
+    cls = policy_class(game, name)
+    return cls(seed=seed, **_with_rules(cls, params, rules))

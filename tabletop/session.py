@@ -139,7 +139,10 @@ class TableSession:
         self.specs: dict[int, str | dict[str, Any]] = {
             s: opponent_spec(game, num_players, spec) for s, spec in zip(others, specs, strict=True)
         }
-        self.policies = {s: make_policy(game, spec, seed=seed * 1000 + s) for s, spec in self.specs.items()}
+        self.policies = {
+            s: make_policy(game, spec, seed=seed * 1000 + s, rules=self.rules.to_dict())
+            for s, spec in self.specs.items()
+        }
         self.names = list(names) if names else self._default_names()
         if len(self.names) != num_players:
             raise ValueError(f"give {num_players} player names, got {len(self.names)}")

@@ -28,7 +28,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.registry import AGENT, policy_table
+from agents.registry import AGENT, SEARCH, policy_table
 from tabletop.moves import MoveError
 from tabletop.scorebuddy_web import scorebuddy_routes
 from tabletop.session import TableSession
@@ -102,7 +102,7 @@ def create_app(store_path: Path = Path("scorebuddy.json")) -> Starlette:
     async def options(request: Request) -> Response:
         games = {}
         for game in ("uno", "tricks"):
-            games[game] = {"policies": sorted(policy_table(game)) + [AGENT]}
+            games[game] = {"policies": sorted(policy_table(game)) + [AGENT, SEARCH]}
         games["uno"].update(players=[2, 10], default_opponent="heuristic", targets=[200, 300, 500])
         games["tricks"].update(players=[4, 4], default_opponent="heuristic")
         return JSONResponse({"games": games})

@@ -85,15 +85,15 @@ class RunInfo:
 _TEMPLATES: dict[str, Any] = {}  # per worker process: checkpoint digest -> loaded policy
 
 
-def _worker_maker(checkpoints: Mapping[str, tuple[str, Any]]) -> Callable[[str, Any, int], Any]:
+def _worker_maker(checkpoints: Mapping[str, tuple[str, Any]]) -> Callable[..., Any]:
     """A policy maker for ``play_shard`` that loads each checkpoint once per worker process
     (from the object store, not the driver's disk) and reseeds a shallow copy per shard."""
 
-    def maker(game: str, spec: Any, seed: int) -> Any:
+    def maker(game: str, spec: Any, seed: int, rules: Mapping[str, Any] | None = None) -> Any:
         name, params = split_spec(spec)
         path = params.get("checkpoint") if name == AGENT else None
         if path not in checkpoints:
-            return make_policy(game, spec, seed)
+            return make_policy(game, spec, seed, rules)
         digest, ref = checkpoints[path]
         key = f"{digest}:{params.get('mode', 'greedy')}"
         if key not in _TEMPLATES:

@@ -76,15 +76,18 @@ def make_engine(config: TournamentConfig, num_games: int) -> Any:
     return TricksEngine(num_games=num_games, rules=rules, seed=0)
 
 
-#: Builds a seeded policy from ``(game, spec, seed)``; a Ray worker passes one that caches checkpoints.
-PolicyMaker = Callable[[str, Any, int], Any]
+#: Builds a seeded policy from ``(game, spec, seed, rules)``; a Ray worker passes one that caches checkpoints.
+PolicyMaker = Callable[[str, Any, int, Any], Any]
 
 
 def make_policies(config: TournamentConfig, schedule: Schedule, shard: int, maker: PolicyMaker = make_policy) -> list:
     """One seeded policy object per (entrant, member); seeds depend on the shard only."""
     seeds = rng.game_seeds(config.seed ^ 0x5EED, (shard + 1) * len(schedule.policy_specs))
     seeds = seeds[shard * len(schedule.policy_specs) :]
-    return [maker(config.game, spec, int(seed)) for spec, seed in zip(schedule.policy_specs, seeds, strict=True)]
+    return [
+        maker(config.game, spec, int(seed), config.rules)
+        for spec, seed in zip(schedule.policy_specs, seeds, strict=True)
+    ]
 
 
 def play_shard(

@@ -1,0 +1,195 @@
+"""Complete classic UNO games consistent with what one player knows: the worlds a search plays in.
+
+A player sees its own hand, the discard pile's contents, every hand size, the colour,
+direction, phase and what a challenge showed it (:mod:`envs.uno.observation`), never the
+other hands or the order of the draw pile. :func:`sample_worlds` turns a batch of such
+observations into an engine of ``worlds`` complete games per observation: the *unseen*
+cards (the deck less the own hand, the discard pile and a revealed hand) are shuffled and
+dealt to the other players in their hand sizes, the rest form the draw pile in random
+order. Everything the observation fixes is copied; nothing else is read, so two games
+that look the same to the player give the same worlds for the same random generator.
+
+Seats of a world: the observer sits at seat 0 and relative slot ``k`` of its observation
+(``k`` players on in the direction of play) at seat ``direction * k mod n``. The discard
+pile keeps its cards in type order under its top card (only its contents are seen; the
+order matters only for a later reshuffle, which shuffles it anyway). A world is a game of
+one hand (``match`` off): searches play to the end of the hand.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from numba import njit
+
+from envs.cards import DECK, DECK_SIZE, NUM_CARD_TYPES
+from envs.uno import kernel
+from envs.uno.engine import UnoEngine
+from envs.uno.observation import CHALLENGE, UNO, decode
+from envs.uno.rules import UnoRules
+
+#: Copies of each card type in the 108-card deck.
+DECK_COUNTS = np.bincount(DECK, minlength=NUM_CARD_TYPES).astype(np.int64)
+
+
+def unseen_counts(view: dict[str, np.ndarray]) -> np.ndarray:
+    """``int64 [B, 54]``: copies of each type the observer has not seen (other hands and the
+    draw pile), from :func:`envs.uno.observation.decode` output."""
+    unseen = DECK_COUNTS - view["hand"] - view["discard_counts"]
+    if (unseen < 0).any():
+        raise ValueError("an observation holds more copies of a card than the deck has")
+    return unseen
+
+
+def pinned_reveal(view: dict[str, np.ndarray], unseen: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """``int64 [B, 54]``: the cards of a revealed hand taken as still held by its player.
+
+    A challenge shows the Wild Draw Four's player's hand to the challenger until the
+    challenger's next decision. A guilty player then draws 4 and the challenger acts at
+    once, so every shown card is still held. After an innocent verdict the challenger
+    loses its turn and the shown player may have played since: the shown cards are kept
+    as far as the cards seen since allow (no more copies than are unseen), and dropped
+    altogether when more remain than the player holds. ``size``: that player's hand size.
+    """
+    pinned = np.minimum(view["revealed_hand"], unseen)
+    pinned[pinned.sum(axis=1) > size] = 0
+    return pinned
+
+
+@njit(cache=True)
+def _guilt(hands: np.ndarray, bluffer: np.ndarray, colour: np.ndarray, out: np.ndarray) -> None:
+    """``out[g]``: the Wild Draw Four's player held the colour in force before it (the rule:
+    ``kernel.holds_colour``); games with no challenge pending (colour -1) stay False."""
+    for g in range(hands.shape[0]):
+        if colour[g] >= 0:
+            out[g] = kernel.holds_colour(hands[g, bluffer[g]], colour[g])
+
+
+def world_rules(rules: UnoRules) -> UnoRules:
+    """The rules of a world: the table's, for one hand."""
+    return dataclasses.replace(rules, match=False)
+
+
+def sample_worlds(
+    obs: np.ndarray, rules: UnoRules, worlds: int, rng: np.random.Generator
+) -> tuple[UnoEngine, np.ndarray]:
+    """``worlds`` random complete games per observation, as one engine (``auto_reset`` off).
+
+    Returns the engine (game ``b * worlds + w`` is world ``w`` of observation ``b``; the
+    observer sits at seat 0 and is to act) and ``unseen int64 [B, 54]``, the cards dealt
+    at random (to other hands and the pile). The observation must be of the player to act.
+    """
+    view = decode(obs, rules.target_score)
+    B = obs.shape[0]
+    n = int(view["num_players"][0])
+    if (view["num_players"] != n).any():
+        raise ValueError("sample_worlds takes observations of one table size")
+    rules.check_players(n)
+    N = B * worlds
+    direction = view["direction"]
+    slots = np.arange(n)
+    seat_of_slot = (direction[:, None] * slots) % n  # [B, n]
+    unseen = unseen_counts(view)
+
+    # Hand sizes per seat; a revealed hand is placed first and only the rest is dealt.
+    sizes = np.zeros((B, n), np.int64)
+    np.put_along_axis(sizes, seat_of_slot, view["hand_sizes"][:, :n], axis=1)
+    known = np.zeros((B, n, NUM_CARD_TYPES), np.int64)
+    known[:, 0] = view["hand"]
+    revealed_slot = view["revealed_seat"]
+    has_reveal = revealed_slot >= 0
+    revealed_seat = np.where(has_reveal, seat_of_slot[np.arange(B), np.maximum(revealed_slot, 0)], -1)
+    rows = has_reveal.nonzero()[0]
+    pinned = pinned_reveal(view, unseen, sizes[np.arange(B), np.maximum(revealed_seat, 0)])
+    known[rows, revealed_seat[rows]] = pinned[rows]
+    unseen = unseen - np.where(has_reveal[:, None], pinned, 0)
+    to_deal = sizes - known.sum(axis=2)
+    to_deal[:, 0] = 0
+    pile_size = view["draw_pile_size"]
+    if (to_deal < 0).any() or (to_deal.sum(axis=1) + pile_size != unseen.sum(axis=1)).any():
+        raise ValueError("hand sizes and pile sizes do not add up to the unseen cards")
+
+    # Shuffle each world's unseen cards: random keys, unused slots (-1) sorted last.
+    card_list = np.full((B, DECK_SIZE), -1, np.int64)
+    counts_flat = unseen.ravel()
+    types = np.tile(np.arange(NUM_CARD_TYPES), B)
+    row_of = np.repeat(np.arange(B), NUM_CARD_TYPES)
+    cards = np.repeat(types, counts_flat)
+    owners = np.repeat(row_of, counts_flat)
+    starts = np.concatenate(([0], np.cumsum(unseen.sum(axis=1))[:-1]))
+    card_list[owners, np.arange(cards.size) - starts[owners]] = cards
+    cards_w = np.repeat(card_list, worlds, axis=0)  # [N, 108]
+    keys = rng.random(cards_w.shape)
+    keys[cards_w < 0] = 2.0
+    cards_w = np.take_along_axis(cards_w, np.argsort(keys, axis=1), axis=1)
+
+    # Deal: seat s takes the next to_deal[s] shuffled cards, the rest is the draw pile.
+    deal_w = np.repeat(to_deal, worlds, axis=0)  # [N, n]
+    ends = np.cumsum(deal_w, axis=1)
+    position = np.arange(DECK_SIZE)
+    owner = (position[None, :, None] >= ends[:, None, :]).sum(axis=2)  # [N, 108]: seat, or n for the pile
+    dealt = (owner < n) & (cards_w >= 0)
+    hands = np.repeat(known, worlds, axis=0)
+    g, p = np.nonzero(dealt)
+    np.add.at(hands, (g, owner[g, p], cards_w[g, p]), 1)
+    total_dealt = ends[:, -1]
+    draw_pile = np.zeros((N, DECK_SIZE), np.int8)
+    pile_w = np.repeat(pile_size, worlds)
+    take = position[None, :] < pile_w[:, None]
+    source = np.minimum(position[None, :] + total_dealt[:, None], DECK_SIZE - 1)
+    draw_pile[take] = np.take_along_axis(cards_w, source, axis=1)[take]
+
+    # The discard pile: its cards in type order, one copy of the top card last.
+    top = view["top_card"]
+    rest = view["discard_counts"].copy()
+    rest[np.arange(B), top] -= 1
+    discard = np.zeros((B, DECK_SIZE), np.int8)
+    lengths = rest.sum(axis=1)
+    d_cards = np.repeat(types, rest.ravel())
+    d_rows = np.repeat(row_of, rest.ravel())
+    d_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    discard[d_rows, np.arange(d_cards.size) - d_starts[d_rows]] = d_cards
+    discard[np.arange(B), lengths] = top
+
+    eng = UnoEngine(N, n, world_rules(rules), seed=0, auto_reset=False)
+    state = {k: np.zeros_like(v) for k, v in _state_template(eng).items()}
+    rep = lambda a: np.repeat(a, worlds, axis=0)  # noqa: E731
+    per_seat = lambda values: rep(np.take_along_axis(values[:, :n], np.argsort(seat_of_slot, axis=1), axis=1))  # noqa: E731
+    state["hands"][:] = hands
+    state["hand_size"][:] = rep(sizes)
+    state["draw_pile"][:] = draw_pile
+    state["draw_end"][:] = pile_w
+    state["discard"][:] = rep(discard)
+    state["discard_len"][:] = rep(lengths + 1)
+    state["discard_counts"][:] = rep(view["discard_counts"])
+    state["top"][:] = rep(top)
+    state["colour"][:] = rep(view["colour"])
+    state["direction"][:] = rep(direction)
+    state["current"][:] = 0
+    state["phase"][:] = rep(view["phase"])
+    state["pending_draw"][:] = rep(view["pending_draw"])
+    state["drawn_card"][:] = rep(view["drawn_card"])
+    state["challenge_colour"][:] = rep(view["challenge_colour"])
+    state["uno_declared"][:] = per_seat(view["uno_declared"]).astype(bool)
+    state["scores"][:] = per_seat(view["scores"])
+    state["revealed_hand"][:] = rep(view["revealed_hand"])
+    state["revealed_to"][:] = rep(np.where(has_reveal, 0, -1))
+    state["revealed_from"][:] = rep(revealed_seat)
+    state["hand_winner"][:] = -1
+    state["game_seeds"][:] = rng.integers(0, 2**63, size=N, dtype=np.int64).astype(np.uint64)
+    # The Wild Draw Four's player: the seat before the observer in phase challenge, the
+    # observer itself in phase uno (its own second-to-last card, the answer comes next).
+    phase = rep(view["phase"])
+    bluffer = np.where(phase == UNO, 0, (-rep(direction)) % n)
+    guilty = np.zeros(N, bool)
+    pending = np.where((phase == CHALLENGE) | (phase == UNO), state["challenge_colour"], -1)
+    _guilt(state["hands"], bluffer, pending, guilty)
+    state["challenge_guilty"][:] = guilty
+    eng.load_state_arrays(state)
+    return eng, unseen
+
+
+def _state_template(eng: UnoEngine) -> dict[str, np.ndarray]:
+    """Zero-filled arrays of every state field of ``eng`` (shapes and dtypes)."""
+    return {path: np.zeros_like(eng._state_field(path)) for path in eng._STREAM_FIELDS + eng.state_fields}

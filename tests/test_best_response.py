@@ -1,0 +1,200 @@
+"""Best responses to a fixed policy (issue 13): the target mode's config, the trainer's table,
+the files a run writes, an exact resume, and the exploitability study end to end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.best_response import config_digest
+from agents.learned import save_checkpoint
+from agents.ppo import PPOConfig, PPOTrainer
+
+TINY = {
+    "num_games": 64,
+    "num_steps": 8,
+    "total_steps": 2048,
+    "hidden": [16],
+    "torch_threads": 1,
+    "device": "cpu",
+    "eval_games": 100,
+}
+
+
+def tiny(**kw) -> PPOConfig:
+    return PPOConfig.from_mapping({**TINY, **kw})
+
+
+def test_a_target_implies_the_best_response_setup_and_refuses_anything_else():
+    cfg = tiny(target="first_legal")
+    assert (cfg.self_play, cfg.snapshot_every) == (0, 0)
+    assert cfg.opponents == ["first_legal"] and cfg.eval_opponents == ["first_legal"]
+    assert tiny(target="random", opponents=["random"], eval_opponents=["heuristic", "random"]).target == "random"
+    for kw, message in [
+        ({"self_play": 0.5}, "self_play must be 0"),
+        ({"snapshot_every": 5}, "snapshot_every must be 0"),
+        ({"opponents": ["random", "first_legal"]}, r"opponents must be \[target\]"),
+        ({"eval_opponents": ["random"]}, "eval_opponents must include the target"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            tiny(target="first_legal", **kw)
+    with pytest.raises(ValueError, match="unknown uno policy 'nosuch'"):
+        tiny(target="nosuch")
+    assert tiny().target is None and tiny().self_play == 0.5  # no target: the usual self-play and pool
+
+
+@pytest.mark.parametrize("game", ["uno", "tricks"])
+def test_the_learner_only_ever_meets_the_target(game):
+    players = 4 if game == "tricks" else 3
+    trainer = PPOTrainer(tiny(game=game, players=players, target="first_legal"))
+    assert [p.name for p in trainer.pool] == ["first_legal"]
+    for _ in range(3):
+        ro = trainer.collect()
+        assert (trainer.opponent == 0).all()  # every game against the target, none self-play
+        seats = trainer.learner.sum(axis=1)
+        if game == "tricks":  # one team: seats t and t + 2
+            assert (seats == 2).all() and (trainer.learner[:, :2] == trainer.learner[:, 2:]).all()
+        else:
+            assert (seats == 1).all()
+        assert 0 < ro["learning"].mean() < 0.75
+
+
+def test_resume_refuses_a_changed_target(tmp_path):
+    path = save_checkpoint(tmp_path / "checkpoint.pt", PPOTrainer(tiny(target="first_legal")).state_dict())
+    from agents.learned import load_checkpoint
+
+    with pytest.raises(ValueError, match="does not match this config \\(target: checkpoint 'first_legal'"):
+        PPOTrainer(tiny(target="random")).load_state_dict(load_checkpoint(path, "uno"))
+
+
+def test_the_config_digest_follows_what_decides_the_result(tmp_path):
+    base = config_digest(tiny(target="random"))
+    assert config_digest(tiny(target="random", log_dir=str(tmp_path), run_name="x", torch_threads=2)) == base
+    assert config_digest(tiny(target="random", total_steps=4096)) != base
+    assert config_digest(tiny(target="first_legal")) != base
+    agent = tmp_path / "target.pt"
+    save_checkpoint(agent, PPOTrainer(tiny(seed=1)).agent_payload())
+    spec = {"name": "agent", "checkpoint": str(agent)}
+    first = config_digest(tiny(target=spec))
+    save_checkpoint(agent, PPOTrainer(tiny(seed=2)).agent_payload())  # the same path, another agent
+    assert config_digest(tiny(target=spec)) != first
+
+
+def _train(*args: str) -> int:
+    from train import main
+
+    return main(["--config", "configs/best_response/uno_2p_first_legal.yaml", *args])
+
+
+def test_a_resumed_best_response_keeps_its_curve_and_ends_as_a_straight_run(tmp_path, monkeypatch):
+    from agents.best_response import read_result
+
+    common = [
+        "total_steps=2048",  # 4 updates of 512 decisions
+        "num_games=64",
+        "num_steps=8",
+        "hidden=[16]",
+        "imitation_steps=0",
+        "eval_every=2",
+        "checkpoint_every=2",
+        "eval_games=100",
+        "final_eval_games=200",
+        "run_name=br",
+    ]
+    assert _train(*common, f"log_dir={tmp_path / 'straight'}") == 0
+    straight = read_result(tmp_path / "straight" / "br")
+    assert [p["update"] for p in straight["curve"]] == [0, 2, 4]
+    assert [p["games"] for p in straight["curve"]] == [100, 100, 200]
+
+    calls = {"n": 0}
+    update = PPOTrainer.update
+
+    def killed_after_three(self, *a, **kw):  # the process dies during update 3 (after checkpoint 2)
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return update(self, *a, **kw)
+
+    run = tmp_path / "resumed" / "br"
+    monkeypatch.setattr(PPOTrainer, "update", killed_after_three)
+    with pytest.raises(KeyboardInterrupt):
+        _train(*common, f"log_dir={tmp_path / 'resumed'}")
+    monkeypatch.setattr(PPOTrainer, "update", update)
+    assert read_result(run) is None and (run / "checkpoint.pt").is_file()
+    assert _train(*common, f"log_dir={tmp_path / 'resumed'}", "--resume", str(run / "checkpoint.pt")) == 0
+    resumed = read_result(run)
+    assert resumed["resumed"] and resumed["complete"]
+    keys = ("update", "decisions", "learner_decisions", "games", "win_rate", "ci_low", "ci_high")
+    assert [[p[k] for k in keys] for p in resumed["curve"]] == [[p[k] for k in keys] for p in straight["curve"]]
+    assert resumed["config_sha256"] == straight["config_sha256"]  # log_dir is no part of the digest
+    assert resumed["minutes"] > 0 and (run / "curve.png").stat().st_size > 10_000
+
+
+def _study(*args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "evaluate.py", "--config", "configs/eval/exploitability_quick.yaml", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
+def test_the_quick_study_beats_first_legal_writes_its_report_and_reuses_finished_runs(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    outputs = [f"runs={tmp_path / 'runs'}", f"report={tmp_path / 'exploitability.md'}", f"data={tmp_path / 'data'}"]
+    proc = _study(*outputs)
+    assert proc.returncode == 0, proc.stderr
+    assert "0 finished runs reused, 2 to train" in proc.stdout
+    rows = json.loads((tmp_path / "data" / "rows.json").read_text())["rows"]
+    sanity, rand = rows
+    # 327,680 decisions from scratch (about 12 s): 0.30 before, 0.586 [0.564, 0.607] after (seeds 1-3: 0.584-0.588)
+    assert sanity["sanity"] and sanity["target"] == "first_legal" and sanity["games"] >= 2000
+    assert sanity["ci_low"] > 0.54 and sanity["win_rate"] - sanity["start_win_rate"] > 0.2
+    assert rand["gain_low"] > 0.1  # random: about 0.70
+    run = tmp_path / "runs" / "uno_2p_first_legal"
+    result = json.loads((run / "best_response.json").read_text())
+    assert result["gain"] == pytest.approx(result["win_rate"] - 0.5)
+    assert result["gain_low"] == pytest.approx(result["ci_low"] - 0.5) and result["decisions"] == 327_680
+    assert [p["update"] for p in result["curve"]] == [0, 20, 40, 60, 80]
+    assert 0.4 * result["decisions"] < result["learner_decisions"] < 0.6 * result["decisions"]
+    events = EventAccumulator(str(run))
+    events.Reload()
+    gains = [e.value for e in events.Scalars("eval/best_response_gain")]
+    assert gains == pytest.approx([p["gain"] for p in result["curve"]])
+    assert "eval/win_rate_vs_first_legal" in events.Tags()["scalars"]
+    text = (tmp_path / "exploitability.md").read_text()
+    assert "**Quick variant**" in text and "**Sanity**" in text and "lower bound" in text
+    for r in rows:  # the report's table is the data's
+        assert f"| {r['win_rate']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}] |" in text
+        assert Path(r["curve_png"]).is_file() and f"curves/{r['name']}.png" in text
+    assert (tmp_path / "data" / "exploitability.png").is_file() and (run / "curve.png").is_file()
+    assert (tmp_path / "data" / "rows.csv").read_text().count("\n") == 3
+
+    proc = _study(*outputs)  # the same configs: nothing is trained again
+    assert proc.returncode == 0, proc.stderr
+    assert "2 finished runs reused, 0 to train" in proc.stdout and "training" not in proc.stdout
+    again = json.loads((tmp_path / "data" / "rows.json").read_text())["rows"]
+    assert [r["win_rate"] for r in again] == [r["win_rate"] for r in rows] and all(r["reused"] for r in again)
+    assert "| reused |" in (tmp_path / "exploitability.md").read_text()
+
+
+def test_every_best_response_config_is_valid_and_each_game_shares_one_recipe():
+    from tournament.config import read_yaml
+    from tournament.exploitability import RECIPE_KEYS, ExploitabilityConfig, plan
+    from train import load_training_config
+
+    recipes: dict[str, set[str]] = {}
+    for path in sorted(Path("configs/best_response").glob("*.yaml")):
+        if "search" in path.stem:
+            pytest.importorskip("agents.search")
+        cfg = load_training_config(path, [])
+        assert cfg.target is not None and cfg.self_play == 0 and cfg.final_eval_games >= 20_000, path
+        recipe = json.dumps({k: getattr(cfg, k) for k in RECIPE_KEYS}, sort_keys=True)
+        recipes.setdefault(cfg.game, set()).add(recipe)
+    assert {game: len(r) for game, r in recipes.items()} == {"uno": 1, "tricks": 1}
+    for name in ("exploitability", "exploitability_quick"):
+        rows = plan(ExploitabilityConfig.from_mapping(read_yaml(Path(f"configs/eval/{name}.yaml"))))
+        assert sum(r.sanity for r in rows) == 1 and rows[0].cfg.target == "first_legal"
+    assert np.isclose(rows[0].cfg.learning_rate, 0.001)  # the quick variant's overrides reach the rows

@@ -1,0 +1,161 @@
+"""The search policy plans with the engine from what the player knows, never from the hidden cards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.policy import RandomPolicy
+from agents.registry import make_policy
+from envs.cards import NUM_CARD_TYPES, TYPE_NAMES, card_type
+from envs.uno import UnoEngine, UnoRules
+from envs.uno.worlds import DECK_COUNTS, sample_worlds
+
+
+def played_games(players: int, rules: UnoRules, steps: int, seed: int = 0, games: int = 64) -> UnoEngine:
+    """Games some random moves in (no auto-restart, so every game is still going or just over)."""
+    eng = UnoEngine(games, players, rules, seed=seed)
+    obs, mask = eng.reset()
+    policy = RandomPolicy(seed=seed)
+    for _ in range(steps):
+        obs, mask, _, _ = eng.step(policy(obs, mask))
+    return eng
+
+
+def reshuffled_hidden(pos: dict, rng: np.random.Generator) -> dict:
+    """The same position with the cards the player to act cannot see dealt again: the other
+    hands (same sizes) and the draw pile's order. A hand shown by a challenge stays."""
+    me = pos["current_player"]
+    shown = pos["revealed"]["player"] if pos.get("revealed") and pos["revealed"]["to"] == me else None
+    others = [p for p in range(pos["num_players"]) if p not in (me, shown)]
+    hidden = [c for p in others for c in pos["hands"][p]] + list(pos["draw_pile"])
+    rng.shuffle(hidden)
+    new = {**pos, "hands": [list(h) for h in pos["hands"]]}
+    at = 0
+    for p in others:
+        new["hands"][p] = hidden[at : at + len(pos["hands"][p])]
+        at += len(pos["hands"][p])
+    new["draw_pile"] = hidden[at:]
+    if pos.get("challenge") is not None:  # guilt follows the (re-dealt) hand of the Wild Draw Four's player
+        new["challenge"] = {k: v for k, v in pos["challenge"].items() if k != "guilty"}
+    return new
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_decisions_do_not_depend_on_unseen_cards(players):
+    rules = UnoRules()
+    eng = played_games(players, rules, steps=9, seed=players)
+    positions = [eng.position(i) for i in range(eng.num_games) if eng.phase[i] < eng.over_phase]
+    rng = np.random.default_rng(7)
+    twins = [reshuffled_hidden(p, rng) for p in positions]
+    a = UnoEngine.from_positions(positions, rules, auto_reset=False)
+    b = UnoEngine.from_positions(twins, rules, auto_reset=False)
+    assert any(p["hands"] != q["hands"] for p, q in zip(positions, twins, strict=True))
+    obs_a, mask_a = a.observe()
+    obs_b, mask_b = b.observe()
+    np.testing.assert_array_equal(obs_a, obs_b)  # the player sees the same in both
+    np.testing.assert_array_equal(mask_a, mask_b)
+    search_a = make_policy("uno", {"name": "search", "worlds": 4}, seed=3, rules={})
+    search_b = make_policy("uno", {"name": "search", "worlds": 4}, seed=3, rules={})
+    np.testing.assert_array_equal(search_a.action_values(obs_a, mask_a), search_b.action_values(obs_b, mask_b))
+    np.testing.assert_array_equal(search_a(obs_a, mask_a), search_b(obs_b, mask_b))
+
+
+@pytest.mark.parametrize(
+    ("players", "rules"), [(2, UnoRules()), (3, UnoRules(stacking=True, match=True)), (7, UnoRules())]
+)
+def test_worlds_hold_exactly_the_unseen_cards(players, rules):
+    eng = played_games(players, rules, steps=15, seed=players)
+    live = (eng.phase < eng.over_phase).nonzero()[0]
+    obs, _ = eng.observe()
+    obs = obs[live]
+    W = 5
+    worlds, unseen = sample_worlds(obs, rules, W, np.random.default_rng(0))
+    me = eng.current[live]
+    d = eng.direction[live]
+    for k, g in enumerate(live):
+        for w in range(W):
+            i = k * W + w
+            hands = worlds.hands[i].astype(np.int64)
+            np.testing.assert_array_equal(hands[0], eng.hands[g, me[k]])  # own hand as it is
+            for slot in range(players):  # every hand size as the observer counts seats
+                true_seat = (me[k] + d[k] * slot) % players
+                world_seat = (d[k] * slot) % players
+                assert worlds.hand_size[i, world_seat] == eng.hand_size[g, true_seat]
+                assert hands[world_seat].sum() == eng.hand_size[g, true_seat]
+            pile = np.bincount(worlds.draw_pile[i, : worlds.draw_end[i]], minlength=NUM_CARD_TYPES)
+            others = hands[1:].sum(axis=0) + pile
+            np.testing.assert_array_equal(others + hands[0] + worlds.discard_counts[i], DECK_COUNTS)
+            assert worlds.draw_end[i] == eng.draw_end[g] - eng.draw_top[g]
+            assert worlds.top[i] == eng.top[g] and worlds.colour[i] == eng.colour[g]
+    w_obs, _ = worlds.observe()
+    np.testing.assert_array_equal(w_obs, np.repeat(obs, W, axis=0))  # each world looks the same to the player
+    assert unseen.sum() > 0
+
+
+def test_worlds_differ_and_are_random():
+    rules = UnoRules()
+    eng = played_games(2, rules, steps=3, games=1)
+    obs, _ = eng.observe()
+    worlds, _ = sample_worlds(obs, rules, 32, np.random.default_rng(1))
+    opponent_hands = {tuple(worlds.hands[i, 1]) for i in range(32)}
+    assert len(opponent_hands) > 20
+
+
+def test_a_revealed_hand_is_placed_with_its_player():
+    hands = [["R1", "G2", "B3"], ["Y7", "R9", "B+2", "W", "G5"]]
+    rest = DECK_COUNTS.copy()
+    for card in [*hands[0], *hands[1], "R5"]:
+        rest[card_type(card)] -= 1
+    pile = [TYPE_NAMES[t] for t in np.repeat(np.arange(NUM_CARD_TYPES), rest)]
+    pos = {
+        "num_players": 2,
+        "hands": hands,
+        "draw_pile": pile,
+        "discard_pile": ["R5"],
+        "colour": "R",
+        "direction": 1,
+        "current_player": 0,
+        "phase": "play",
+        "revealed": {"to": 0, "player": 1, "hand": ["Y7", "R9", "W"]},
+    }
+    eng = UnoEngine.from_positions([pos], UnoRules(), auto_reset=False)
+    obs, _ = eng.observe()
+    worlds, unseen = sample_worlds(obs, UnoRules(), 16, np.random.default_rng(0))
+    for i in range(16):
+        for card in ("Y7", "R9", "W"):
+            assert worlds.hands[i, 1, card_type(card)] >= 1
+        assert worlds.hand_size[i, 1] == 5
+    assert unseen.sum() == len(pile) + 5 - 3  # the draw pile and the two cards not shown
+
+
+def test_search_plays_legal_moves_and_beats_random():
+    from tournament.config import TournamentConfig
+    from tournament.runner import run_tournament
+    from tournament.schedule import build_schedule
+    from tournament.stats import summarise
+
+    config = TournamentConfig.from_mapping(
+        {
+            "game": "uno",
+            "players": 2,
+            "policies": [{"name": "search", "worlds": 4, "rollout": "random", "confidence": 0}, "random"],
+            "seating": "rotations",
+            "games": 200,
+            "batch": 200,
+            "ratings": "none",
+        }
+    )
+    schedule = build_schedule(config)
+    summary = summarise(config, schedule, run_tournament(config, schedule))
+    row = next(r for r in summary["entrants"] if r["entrant"].startswith("search"))
+    assert row["ci_low"] > 0.55, row
+
+
+def test_bad_search_parameters_are_refused():
+    with pytest.raises(ValueError, match="worlds"):
+        make_policy("uno", {"name": "search", "worlds": 0})
+    with pytest.raises(ValueError, match="rollout"):
+        make_policy("uno", {"name": "search", "rollout": "search"})
+    with pytest.raises(ValueError, match="unknown"):
+        make_policy("uno", {"name": "search", "rollout": "nobody"})
