@@ -22,6 +22,17 @@ from agents.network import ActorCritic
 from agents.policy import SeededPolicy, as_masks, check_chosen
 from envs.atomic import write_atomically
 
+#: The shipped agents (``models/``): per game, per table size; other table sizes get the fallback.
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+SHIPPED_AGENTS = {"uno": {2: "uno_2p_ppo.pt", 4: "uno_4p_ppo.pt"}, "tricks": {4: "tricks_ppo.pt"}}
+SHIPPED_FALLBACK = {"uno": "uno_4p_ppo.pt", "tricks": "tricks_ppo.pt"}
+
+
+def shipped_agent(game: str, num_players: int) -> Path:
+    """The shipped agent's checkpoint for this game and table size (the nearest one we ship)."""
+    return MODELS_DIR / SHIPPED_AGENTS[game].get(num_players, SHIPPED_FALLBACK[game])
+
+
 FORMAT = "unolab-agent"
 VERSION = 1
 MODES = ("greedy", "sample")

@@ -3,18 +3,24 @@
 For each decision with more than one legal action, :class:`SearchPolicy` samples
 ``worlds`` complete games consistent with the player's observation only (the game's
 ``worlds`` module: the unseen cards dealt at random, never the true hidden cards), plays
-every legal action in every world and then the rest of the hand with a fast ``rollout``
-policy on every seat, and takes the action with the best mean result for the player
-(flat Monte Carlo). Every world of every decision of the batch and every action are one
-batch of the engine: no rule is written here, and there is no Python loop over games.
+every legal action in every world and then ``depth`` more moves with a fast ``rollout``
+policy on every seat (``depth: 0``: to the end of the hand), and scores each action by
+the player's mean result: the reward where the game ended, else the value a trained
+critic gives the position where the rollout stopped. Every world of every decision of
+the batch and every action are one batch of the engine: no rule is written here, and
+there is no Python loop over games.
 
-The actions of one world share its cards and its random stream (common random numbers),
-so their comparison is not drowned by the luck of the deal. Ties (actions whose mean
-results are equal) go to the action the rollout policy itself would choose: with few
-worlds, the search changes the rollout policy's choice only where it sees a difference.
+Two choices keep the noise of a few dozen rollouts from costing games:
 
-Cost: a searched decision plays about ``worlds x legal actions`` rollouts to the end of
-the hand; decisions with a single legal action cost nothing (``bench/search_speed.py``).
+* The actions of one world share its cards and its random stream (common random
+  numbers), and are compared world by world (a paired difference).
+* The rollout policy's own choice (the *prior*) is kept unless the best action beats it
+  by ``confidence`` standard errors of that paired difference. Plain flat Monte Carlo
+  (``confidence: 0``) picks among near-equal actions at random and plays worse than its
+  own rollout policy (docs/search.md gives the measurements).
+
+Cost: a searched decision steps about ``worlds x legal actions x depth`` games; a decision
+with a single legal action costs nothing (``python bench/search.py``).
 """
 
 from __future__ import annotations
@@ -28,10 +34,12 @@ from agents.policy import SeededPolicy, as_masks, check_chosen
 
 #: Rows (world x action) stepped together at most; larger batches are split.
 MAX_ROWS = 1 << 16
+#: ``value: shipped``: the critic of the shipped agent for the game and table size.
+SHIPPED = "shipped"
 
 
 class SearchPolicy(SeededPolicy):
-    """Flat Monte Carlo search with the engine (``{name: search, worlds: 16, rollout: heuristic}``).
+    """Flat Monte Carlo search with the engine (``{name: search, worlds: 16, depth: 8, value: shipped}``).
 
     Args:
         worlds: complete games sampled per decision.
@@ -39,12 +47,18 @@ class SearchPolicy(SeededPolicy):
             choice is the *prior*, kept unless the search is sure of a better one.
         confidence: how sure: the best action's mean gain over the prior's, paired by
             world, must exceed this many standard errors (0: plain flat Monte Carlo).
+        depth: rollout moves (every seat's) after the action before the critic scores the
+            position; 0 plays to the end. Default: the game's ``default_depth``.
+        value: the checkpoint whose value head is the critic, or ``shipped`` (the shipped
+            agent of the game and table size). Default: the game's ``default_value``.
         rules: the table's rules options (tournaments and trainers pass theirs).
         max_rows: rows stepped in one engine batch (memory bound).
     """
 
     name = "search"
     game = "any"
+    default_depth = 0  # a game's recommended setting (``depth`` and ``value`` left out)
+    default_value = ""
 
     def __init__(
         self,
@@ -52,8 +66,8 @@ class SearchPolicy(SeededPolicy):
         worlds: int = 16,
         rollout: Any = "heuristic",
         confidence: float = 1.0,
-        depth: int = 0,
-        value: str = "",
+        depth: int | None = None,
+        value: str | None = None,
         rules: Mapping[str, Any] | None = None,
         max_rows: int = MAX_ROWS,
     ) -> None:
@@ -68,19 +82,19 @@ class SearchPolicy(SeededPolicy):
             raise ValueError("rollout must be a fast policy (a scripted one or an agent), not search")
         if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not confidence >= 0:
             raise ValueError(f"confidence must be a number >= 0 (standard errors), got {confidence!r}")
+        depth = self.default_depth if depth is None else depth
+        value = self.default_value if value is None else value
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
             raise ValueError(f"depth must be an integer >= 0 (0: to the end), got {depth!r}")
+        if not isinstance(value, str):
+            raise ValueError(f"value must be a checkpoint path, 'shipped' or '', got {value!r}")
         if depth and not value:
-            raise ValueError(
-                "depth > 0 needs value: a checkpoint whose critic values the positions where rollouts stop"
-            )
+            raise ValueError("depth > 0 needs value: a checkpoint whose critic scores where rollouts stop")
         self.worlds, self.max_rows, self.rollout_spec = worlds, max_rows, rollout
         self.confidence, self.depth, self.value_path = float(confidence), depth, value
-        self.critic = None
-        if value:
-            from agents.learned import load_checkpoint, network_from
-
-            self.critic = network_from(load_checkpoint(value, self.game), value)
+        self._critics: dict[int, Any] = {}
+        if value and value != SHIPPED:
+            self._critic(0)  # a bad checkpoint is refused now, not mid-tournament
         self.rules = self.rules_type.from_dict(rules)
         self.rollout = make_policy(self.game, rollout, seed=int(self.rng.integers(2**63)))
         self.searched = 0  # decisions searched so far (more than one legal action)
@@ -99,13 +113,25 @@ class SearchPolicy(SeededPolicy):
         """An engine of ``len(obs) * worlds`` games (auto_reset off), the observer at seat 0 to act."""
         raise NotImplementedError
 
+    def _critic(self, num_players: int) -> Any:
+        """The network whose value head scores where rollouts stop: ``value``'s checkpoint, or
+        the shipped agent of this table size (``value: shipped``)."""
+        from agents.learned import load_checkpoint, network_from, shipped_agent
+
+        key = num_players if self.value_path == SHIPPED else 0
+        if key not in self._critics:
+            path = shipped_agent(self.game, num_players) if self.value_path == SHIPPED else self.value_path
+            self._critics[key] = network_from(load_checkpoint(path, self.game), path)
+        return self._critics[key]
+
     def leaf_values(self, eng: Any, games: np.ndarray) -> np.ndarray:
         """The critic's value of these unfinished games for the observer (seat 0), in reward units."""
         import torch
 
         obs, _ = eng.observe(seats=0)
         with torch.no_grad():
-            return self.critic.value(torch.as_tensor(obs[games])).numpy().astype(np.float64)
+            value = self._critic(eng.num_players).value(torch.as_tensor(obs[games]))
+        return value.numpy().astype(np.float64)
 
     # ------------------------------------------------------------------ the search
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -189,10 +215,13 @@ class SearchPolicy(SeededPolicy):
 
 
 class UnoSearchPolicy(SearchPolicy):
-    """Flat Monte Carlo search for classic UNO: worlds from :mod:`envs.uno.worlds`, played to
-    the end of the hand (a match's later hands are not searched); the result is winning it."""
+    """Flat Monte Carlo search for classic UNO: worlds from :mod:`envs.uno.worlds`, each one
+    hand (a match's later hands are not searched); by default 8 rollout moves, then the
+    shipped agent's critic."""
 
     game = "uno"
+    default_depth = 8
+    default_value = SHIPPED
 
     @property
     def rules_type(self) -> type:

@@ -27,10 +27,6 @@ from envs.records import GameRecord, game_module
 from tabletop.moves import Choice, Move, MoveError, list_moves, parse_move
 from tabletop.views import TEAM_NAMES, VIEWS, team_of
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
-#: The shipped agent played by ``agent`` without a checkpoint: per game, per table size.
-SHIPPED_AGENTS = {"uno": {2: "uno_2p_ppo.pt"}, "tricks": {4: "tricks_ppo.pt"}}
-SHIPPED_FALLBACK = {"uno": "uno_4p_ppo.pt", "tricks": "tricks_ppo.pt"}
 #: Agents' moves in a row before the session gives up (a bug guard: games end far sooner).
 MAX_AGENT_MOVES = 100_000
 
@@ -43,13 +39,14 @@ def opponent_spec(game: str, num_players: int, text: str | Mapping[str, Any]) ->
     else:
         name, _, path = text.strip().partition(":")
         if name == AGENT:
-            default = SHIPPED_AGENTS[game].get(num_players, SHIPPED_FALLBACK[game])
+            from agents.learned import shipped_agent
+
             spec = (
                 {"name": AGENT, "checkpoint": path}
                 if path
                 else {
                     "name": AGENT,
-                    "checkpoint": str(MODELS_DIR / default),
+                    "checkpoint": str(shipped_agent(game, num_players)),
                     "label": AGENT,
                 }
             )

@@ -1,0 +1,147 @@
+"""Fit a network to a policy's self-play: its critic learns who wins, its head what the policy plays.
+
+A search that stops its rollouts early needs the value of the positions where it stops
+*under the play it assumes*: the rollout policy on every seat. The critic of a PPO agent
+values positions under that agent's play instead. This module plays ``decisions`` moves
+of ``policy`` on every seat of the batched engine, records every seat's observation at
+every step (the player to act and the others, who see the same position from their
+seats) with the result that seat finally got, and fits the actor-critic network by
+regression (value) and imitation (the policy's own choices, for the acting seat). Since
+the observations come from real play, the value averages over the hidden cards as they
+really lie after such play, not as a uniform guess would: what the search's worlds miss.
+
+    python -m agents.value_fit --policy heuristic --players 2 --out models/uno_2p_heuristic_value.pt
+
+The result is an ordinary agent checkpoint (``{name: agent, checkpoint: ...}`` plays its
+imitation head; ``{name: search, value: ...}`` uses its critic).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn, optim
+
+from agents.learned import save_checkpoint
+from agents.network import ActorCritic, masked_log_probs
+from agents.registry import make_policy
+
+GAME_MODULES = {"uno": "envs.uno", "tricks": "envs.uno_tricks"}
+
+
+def self_play_samples(
+    game: str, players: int, policy_spec: object, decisions: int, batch: int, seed: int
+) -> dict[str, np.ndarray]:
+    """Every seat's view at every step of ``decisions`` self-play moves, with that seat's final
+    reward (samples of games still going at the end are dropped)."""
+    module = importlib.import_module(GAME_MODULES[game])
+    eng = module.Engine(batch, players, module.Rules(), seed=seed)
+    policy = make_policy(game, policy_spec, seed=seed)
+    steps = max(1, decisions // batch)
+    obs_all = np.zeros((steps, players, batch, module.OBS_SIZE), np.int8)  # small integer counts
+    acting = np.zeros((steps, batch), np.int64)
+    action = np.zeros((steps, batch), np.int64)
+    masks = np.zeros((steps, batch, module.NUM_ACTIONS), bool)
+    episode = np.zeros((steps, batch), np.int64)
+    count = np.zeros(batch, np.int64)  # finished games per slot
+    outcome: dict[tuple[int, int], np.ndarray] = {}
+    obs, mask = eng.reset()
+    for t in range(steps):
+        seat = eng.current_player.copy()
+        for s in range(players):
+            obs_all[t, s] = np.rint(eng.observe(seats=s)[0])
+        eng.observe()  # the engine's cached mask: the player to act's again
+        a = policy(obs, mask)
+        acting[t], action[t], masks[t], episode[t] = seat, a, mask, count
+        obs, mask, rewards, done = eng.step(a)
+        for g in done.nonzero()[0]:
+            outcome[(g, count[g])] = rewards[g].copy()
+        count += done
+    target = np.full((steps, players, batch), np.nan, np.float32)
+    for (g, e), r in outcome.items():
+        hit = episode[:, g] == e
+        target[hit, :, g] = r
+    keep = ~np.isnan(target[:, 0, :])  # [T, B]
+    t_idx, g_idx = keep.nonzero()
+    return {
+        "obs": obs_all[t_idx, :, g_idx],  # [N, P, OBS]
+        "target": target[t_idx, :, g_idx],  # [N, P]
+        "acting": acting[t_idx, g_idx],
+        "action": action[t_idx, g_idx],
+        "mask": masks[t_idx, g_idx],
+    }
+
+
+def fit(data: dict[str, np.ndarray], game: str, hidden: list[int], epochs: int, seed: int) -> ActorCritic:
+    """Regress every seat's value on its result, imitate the acting seat's action."""
+    module = importlib.import_module(GAME_MODULES[game])
+    torch.manual_seed(seed)
+    _, high = module.observation_bounds(module.Rules())
+    net = ActorCritic(module.OBS_SIZE, module.NUM_ACTIONS, hidden, high)
+    opt = optim.Adam(net.parameters(), lr=1e-3, eps=1e-5)
+    N, P = data["target"].shape
+    rng = np.random.default_rng(seed)
+    for epoch in range(epochs):
+        losses = []
+        for idx in np.array_split(rng.permutation(N), max(1, N // 4096)):
+            obs = torch.as_tensor(data["obs"][idx].astype(np.float32))  # [n, P, OBS]
+            value = net.value(obs.reshape(-1, obs.shape[-1])).reshape(len(idx), P)
+            v_loss = ((value - torch.as_tensor(data["target"][idx])) ** 2).mean()
+            own = obs[np.arange(len(idx)), data["acting"][idx]]
+            logits, _ = net(own, torch.as_tensor(data["mask"][idx]))
+            logp, _ = masked_log_probs(logits, torch.as_tensor(data["mask"][idx]))
+            ce = -logp.gather(1, torch.as_tensor(data["action"][idx])[:, None]).mean()
+            loss = v_loss + ce
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+            opt.step()
+            losses.append((v_loss.item(), ce.item()))
+        v, c = np.mean(losses, axis=0)
+        print(f"epoch {epoch + 1}/{epochs}: value loss {v:.4f}, imitation cross-entropy {c:.4f}", flush=True)
+    return net.eval()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="uno", choices=sorted(GAME_MODULES))
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--policy", default="heuristic", help="the policy playing every seat (a name)")
+    parser.add_argument("--decisions", type=int, default=2_000_000, help="self-play moves recorded")
+    parser.add_argument("--batch", type=int, default=4096)
+    parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    data = self_play_samples(args.game, args.players, args.policy, args.decisions, args.batch, args.seed)
+    took = time.perf_counter() - start
+    print(f"{len(data['target']):,} positions x {args.players} seats in {took:.0f} s", flush=True)
+    net = fit(data, args.game, args.hidden, args.epochs, args.seed)
+    save_checkpoint(
+        args.out,
+        {
+            "game": args.game,
+            "num_players": args.players,
+            "rules": {},
+            "obs_dim": net.obs_dim,
+            "num_actions": net.num_actions,
+            "hidden": net.hidden,
+            "model": {k: v.detach().clone() for k, v in net.state_dict().items()},
+            "fitted_to": str(args.policy),
+            "decisions": args.decisions,
+        },
+    )
+    print(f"wrote {args.out} in {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
