@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.atomic import write_atomically
-from tournament.report import json_ready
+from tournament.report import json_ready, save_figure
 
 RESULT = "best_response.json"
 PROGRESS = "best_response_progress.json"
@@ -192,8 +192,4 @@ def plot_curves(results: list[dict[str, Any]], path: Path, title: str) -> Path:
         ax.set_ylabel("win rate against the target (95% CI)")
         ax.set_ylim(0, 1)
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

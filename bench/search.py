@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 
 from agents.registry import make_policy, spec_label  # noqa: E402
 from tournament.config import TournamentConfig  # noqa: E402
-from tournament.report import json_ready, write_atomic  # noqa: E402
+from tournament.report import json_ready, save_figure, write_atomic  # noqa: E402
 from tournament.runner import run_tournament  # noqa: E402
 from tournament.schedule import build_schedule  # noqa: E402
 from tournament.stats import summarise  # noqa: E402
@@ -170,14 +170,7 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     ax.set_yticks(y, [f"{r['game']}: {r['label']}" for r in rows], fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel("win rate against heuristic (95% CI)")
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(buf.getvalue())
-    tmp.replace(path)
+    save_figure(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:

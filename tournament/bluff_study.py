@@ -27,7 +27,7 @@ from rich.table import Table
 from agents.uno_policies import CHALLENGE_RULES
 from envs.core import dataclass_from_mapping
 from tournament.config import TournamentConfig, read_yaml
-from tournament.report import json_ready, write_atomic
+from tournament.report import json_ready, save_figure, write_atomic
 from tournament.runner import run_tournament
 from tournament.schedule import build_schedule
 from tournament.stats import Z95, seat_scores, wilson
@@ -272,11 +272,7 @@ def plot_study(rows: list[dict[str, Any]], path: Path) -> Path:
         ax.set_xlabel("bluffing probability p")
         ax.set_ylabel("bluffer's win rate (95% CI)")
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def findings(rows: list[dict[str, Any]], comparisons: list[dict[str, Any]]) -> list[str]:

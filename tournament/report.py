@@ -93,6 +93,23 @@ def write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def save_figure(fig: Any, path: Path) -> Path:
+    """Save a matplotlib figure as a PNG atomically (write then rename) and close it."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_bytes(buf.getvalue())
+    os.replace(tmp, path)
+    return path
+
+
 def entrants_csv(summary: dict[str, Any]) -> str:
     ratings = {r["entrant"]: r for r in summary.get("ratings", [])}
     rows = []
@@ -158,11 +175,7 @@ def plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path]
         ax.errorbar(mu, y, xerr=sigma, fmt="s", capsize=4, color="tab:orange")
         ax.set_yticks(y, [""] * len(rows))
         ax.set_xlabel("OpenSkill rating (mu ± sigma)")
-    fig.tight_layout()
-    path = folder / f"{stem}_win_rates.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    paths.append(path)
+    paths.append(save_figure(fig, folder / f"{stem}_win_rates.png"))
 
     h2h = summary.get("head_to_head")
     if h2h:
@@ -181,11 +194,7 @@ def plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path]
         ax.set_yticks(range(len(labels)), labels)
         ax.set_title("row's score against column")
         fig.colorbar(im, ax=ax)
-        fig.tight_layout()
-        path = folder / f"{stem}_head_to_head.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        paths.append(path)
+        paths.append(save_figure(fig, folder / f"{stem}_head_to_head.png"))
     return paths
 
 
