@@ -45,7 +45,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=None, help="deal seed (default: a new one each time)")
     parser.add_argument("--record", type=Path, default=None, help="save each finished game's record here")
     parser.add_argument("--web", action="store_true", help="serve the web page instead of the terminal game")
-    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--host", default="127.0.0.1", help="the address the web server listens on")
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another host name the web page is reached by (repeatable); the server answers only to "
+        "localhost, 127.0.0.1, --host and these",
+    )
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--score", action="store_true", help="Score Buddy in the terminal")
     parser.add_argument("--store", type=Path, default=Path("scorebuddy.json"), help="Score Buddy's score file")
@@ -64,9 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.web:
         import uvicorn
 
+        from tabletop.guard import LOCAL_HOSTS
         from tabletop.web import create_app
 
-        app = create_app(store_path=args.store)
+        hosts = [*LOCAL_HOSTS, args.host, *args.allow_host]
+        app = create_app(store_path=args.store, allowed_hosts=hosts)
         print(f"unolab table on http://{args.host}:{args.port}/  (Score Buddy: /score/)")
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
         return 0

@@ -6,7 +6,8 @@ page resumes where it was after a reload or a restart. The server keeps no state
 own; endpoints are ``async`` and do their read-change-write without awaiting in between,
 so two requests never interleave on the event loop.
 
-API (all JSON; bad input answers HTTP 400 ``{"error": message}``)::
+API (all JSON; bad input answers HTTP 400 ``{"error": message}``; changes must be
+same-origin ``application/json``, see :mod:`tabletop.guard`)::
 
     GET  api/book        {"book": {...} | null, "standings": [...], "match_over", "winners", ...}
     POST api/setup       {"players": [...], "target": 500, "variant": "standard" | "reverse"}
@@ -20,7 +21,7 @@ API (all JSON; bad input answers HTTP 400 ``{"error": message}``)::
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +31,10 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from tabletop.guard import error_response, guards, shown
 from tabletop.scorebuddy import DEFAULT_TARGET, QUICK_KEYS, TARGET_PRESETS, VARIANTS, ScoreBook, hand_value
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-
-
-def _error(message: str, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
 
 
 def book_state(book: ScoreBook | None) -> dict[str, Any]:
@@ -83,10 +81,10 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
                 data = await body(request)
                 book = load()
                 if book is None:
-                    return _error("no table yet: set up the players first (api/setup)", 409)
+                    return error_response("no table yet: set up the players first (api/setup)", 409)
                 action(book, data)
             except ValueError as err:
-                return _error(str(err))
+                return error_response(str(err))
             book.save(store_path)
             return JSONResponse(book_state(book))
 
@@ -99,14 +97,16 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
         try:
             return JSONResponse(book_state(load()))
         except ValueError as err:
-            return _error(f"{err}; set the table up again to start a new book (the damaged file is kept aside)", 500)
+            return error_response(
+                f"{err}; set the table up again to start a new book (the damaged file is kept aside)", 500
+            )
 
     async def setup(request: Request) -> Response:
         try:
             data = await body(request)
             book = ScoreBook(data.get("players"), data.get("target", DEFAULT_TARGET), data.get("variant", "standard"))
         except ValueError as err:
-            return _error(str(err))
+            return error_response(str(err))
         try:
             load()
         except ValueError:  # a damaged book is kept for inspection, never silently overwritten
@@ -126,18 +126,18 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
         try:
             cards = (await body(request)).get("cards", "")
             if not isinstance(cards, (str, list)):
-                raise ValueError(f"cards are a string such as 'R7 GS W+4' or a list of card names, got {cards!r}")
+                raise ValueError(f"cards are a string such as 'R7 GS W+4' or a list of card names, got {shown(cards)}")
             return JSONResponse({"value": hand_value(cards)})
         except ValueError as err:
-            return _error(str(err))
+            return error_response(str(err))
 
     async def export(request: Request) -> Response:
         try:
             book = load()
         except ValueError as err:
-            return _error(str(err), 500)
+            return error_response(str(err), 500)
         if book is None:
-            return _error("no table yet: nothing to export", 404)
+            return error_response("no table yet: nothing to export", 404)
         return Response(
             book.to_csv(),
             media_type="text/csv; charset=utf-8",
@@ -157,11 +157,13 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
     ]
 
 
-def create_app(store_path: Path) -> Starlette:
-    """A stand-alone app with Score Buddy at ``/score/`` (``/`` redirects there)."""
+def create_app(store_path: Path, allowed_hosts: Iterable[str] | None = None) -> Starlette:
+    """A stand-alone app with Score Buddy at ``/score/`` (``/`` redirects there); its requests
+    pass :mod:`tabletop.guard` (``allowed_hosts``: default :data:`tabletop.guard.LOCAL_HOSTS`)."""
     from starlette.responses import RedirectResponse
 
     async def home(request: Request) -> Response:
         return RedirectResponse("/score/")
 
-    return Starlette(routes=[Route("/", home), Mount("/score", routes=scorebuddy_routes(store_path))])
+    routes = [Route("/", home), Mount("/score", routes=scorebuddy_routes(store_path))]
+    return Starlette(routes=routes, middleware=guards(allowed_hosts))

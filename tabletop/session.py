@@ -145,6 +145,9 @@ class TableSession:
             raise ValueError(f"give {num_players} player names, got {len(self.names)}")
         self.tally = Tally()
         self.history: list[Event] = []
+        # The next game's seed: drawn from the session's own generator, not continued from the
+        # engine's stream, whose seed and counter the finished game's record shows.
+        self._next_seeds = np.random.default_rng([int(seed) % 2**64, 0x7AB1E])
         self._start_record()
 
     # ------------------------------------------------------------------ state
@@ -234,7 +237,7 @@ class TableSession:
         """Deal the next game (a new match in UNO) once this one is over."""
         if not self.over:
             raise MoveError("the game is still being played")
-        self.engine.reset()
+        self.engine.reset(seed=int(self._next_seeds.integers(2**31)))
         self._start_record()
         return self.advance()
 

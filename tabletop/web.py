@@ -12,13 +12,21 @@ API (JSON)::
     GET  /api/state?id=ID             -> {view}
     POST /api/move   {id, action}     -> {view, events}   (400 {error, legal} if illegal)
     POST /api/next   {id}             -> {view, events}   the next game once one is over
-    GET  /api/record?id=ID            the game record (JSON lines) as a download
+    GET  /api/record?id=ID            the game record (JSON lines) as a download, once the game is over
+
+Every request passes :mod:`tabletop.guard` first (the server's own hosts, same-origin
+JSON for changes, a body cap). The game record holds every hand and the draw pile in
+order, so it is refused (409) while the game is played; the opponents are the policies
+the setup form offers, by name (no checkpoint paths from the page). A table left alone for
+:data:`IDLE_SECONDS` is closed to make room; a table in play is never dropped for a new one.
 """
 
 from __future__ import annotations
 
 import secrets
+import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,36 +37,53 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agents.registry import AGENT, SEARCH, policy_table
+from tabletop.guard import error_response, guards, shown
 from tabletop.moves import MoveError
 from tabletop.scorebuddy_web import scorebuddy_routes
 from tabletop.session import TableSession
 
 STATIC = Path(__file__).resolve().parent / "static"
-#: Tables kept in memory; the oldest is dropped beyond this (a localhost server for a few people).
+#: Tables kept in memory at most (a server on this machine for a few people).
 MAX_TABLES = 64
+#: A table nobody has touched for this long (seconds) is closed when room is needed.
+IDLE_SECONDS = 2 * 3600
+#: Integers a request may give (seed, players, seat, target): beyond this they are refused.
+MAX_INT = 2**31 - 1
 
 
-def _error(message: str, status: int = 400, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": message, **extra}, status_code=status)
+class TablesFull(Exception):
+    """Every table is in play: a new one must wait until one is idle."""
 
 
 class Tables:
-    """The open tables by id, oldest dropped first."""
+    """The open tables by id. A new table takes the place of an idle one (untouched for
+    ``idle_seconds``), never of a table in play: when all are in play it is refused."""
 
-    def __init__(self) -> None:
-        self.by_id: OrderedDict[str, TableSession] = OrderedDict()
+    def __init__(
+        self, limit: int = MAX_TABLES, idle_seconds: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.by_id: OrderedDict[str, TableSession] = OrderedDict()  # least recently used first
+        self.touched: dict[str, float] = {}
+        self.limit, self.idle_seconds, self.clock = limit, idle_seconds, clock
 
     def add(self, session: TableSession) -> str:
+        now = self.clock()
+        for old in [t for t in self.by_id if now - self.touched[t] >= self.idle_seconds]:
+            del self.by_id[old], self.touched[old]
+        if len(self.by_id) >= self.limit:
+            raise TablesFull(
+                f"all {self.limit} tables are in play; one is closed after {self.idle_seconds / 60:.0f} "
+                "minutes without a move: try again later"
+            )
         table_id = secrets.token_urlsafe(12)
-        self.by_id[table_id] = session
-        while len(self.by_id) > MAX_TABLES:
-            self.by_id.popitem(last=False)
+        self.by_id[table_id], self.touched[table_id] = session, now
         return table_id
 
     def get(self, table_id: Any) -> TableSession:
         if not isinstance(table_id, str) or table_id not in self.by_id:
-            raise KeyError(f"no table with id {table_id!r}: start a new game")
+            raise KeyError(f"no table with id {shown(table_id)}: start a new game")
         self.by_id.move_to_end(table_id)
+        self.touched[table_id] = self.clock()
         return self.by_id[table_id]
 
 
@@ -72,28 +97,43 @@ async def _body(request: Request) -> dict[str, Any]:
     return data
 
 
-def _opponents(value: Any) -> list[Any]:
+def offered(game: str) -> list[str]:
+    """The opponents the page offers for a game, by name (``agent``: the shipped agent)."""
+    return sorted(policy_table(game)) + [AGENT, SEARCH]
+
+
+def _opponents(game: str, value: Any) -> list[str]:
+    """The opponents' names, each one the page offers: a checkpoint path or a spec with
+    parameters is not taken from a web request (it would open files on the server)."""
     if isinstance(value, str):
-        return [v for v in value.split(",") if v.strip()]
-    if isinstance(value, list):
-        return value
-    raise ValueError("opponents must be a list of policy names or a comma-separated string")
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, list):
+        raise ValueError("opponents must be a list of policy names or a comma-separated string")
+    allowed = offered(game)
+    for name in value:
+        if name not in allowed:
+            raise ValueError(f"opponent {shown(name)} is not offered here; choose from: {', '.join(allowed)}")
+    return value
 
 
 def _int(data: dict[str, Any], key: str, default: int | None) -> int | None:
     value = data.get(key, default)
     if value is None or value == "":
         return default
-    if isinstance(value, bool):
-        raise ValueError(f"{key} must be an integer, got {value!r}")
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{key} must be an integer, got {value!r}") from None
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 20:
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key} must be an integer, got {shown(value)}")
+    if not -MAX_INT <= value <= MAX_INT:
+        raise ValueError(f"{key} must be an integer of at most {MAX_INT:,} in size, got {shown(value)}")
+    return value
 
 
-def create_app(store_path: Path = Path("scorebuddy.json")) -> Starlette:
-    """The ASGI app: the game page at ``/``, its API at ``/api``, Score Buddy at ``/score``."""
+def create_app(store_path: Path = Path("scorebuddy.json"), allowed_hosts: Iterable[str] | None = None) -> Starlette:
+    """The ASGI app: the game page at ``/``, its API at ``/api``, Score Buddy at ``/score``.
+    ``allowed_hosts``: the names the server answers to (default :data:`tabletop.guard.LOCAL_HOSTS`)."""
     tables = Tables()
 
     async def page(request: Request) -> Response:
@@ -102,7 +142,7 @@ def create_app(store_path: Path = Path("scorebuddy.json")) -> Starlette:
     async def options(request: Request) -> Response:
         games = {}
         for game in ("uno", "tricks"):
-            games[game] = {"policies": sorted(policy_table(game)) + [AGENT, SEARCH]}
+            games[game] = {"policies": offered(game)}
         games["uno"].update(players=[2, 10], default_opponent="heuristic", targets=[200, 300, 500])
         games["tricks"].update(players=[4, 4], default_opponent="heuristic")
         return JSONResponse({"games": games})
@@ -118,20 +158,25 @@ def create_app(store_path: Path = Path("scorebuddy.json")) -> Starlette:
                 )
             game = data.get("game", "uno")
             if game not in ("uno", "tricks"):
-                raise ValueError(f"game must be 'uno' or 'tricks', got {game!r}")
+                raise ValueError(f"game must be 'uno' or 'tricks', got {shown(game)}")
+            rules = data.get("rules") or {}
+            if not isinstance(rules, dict):
+                raise ValueError(f"rules must be an object of rules options, got {shown(rules)}")
             seed = _int(data, "seed", None)
             session = TableSession(
                 game=game,
                 num_players=int(_int(data, "players", 2 if game == "uno" else 4)),
-                opponents=_opponents(data.get("opponents", "heuristic")),
+                opponents=_opponents(game, data.get("opponents", "heuristic")),
                 seat=int(_int(data, "seat", 0)),
-                rules=data.get("rules") or {},
+                rules=rules,
                 target=int(_int(data, "target", 500)),
                 seed=seed if seed is not None else secrets.randbelow(2**31),
             )
-        except (ValueError, MoveError) as err:
-            return _error(str(err))
-        table_id = tables.add(session)
+            table_id = tables.add(session)
+        except (ValueError, TypeError, OverflowError, MoveError) as err:
+            return error_response(str(err))
+        except TablesFull as err:
+            return error_response(str(err), 503)
         events = session.advance()
         return JSONResponse({"id": table_id, "view": session.view(), "events": [e.to_dict() for e in events]})
 
@@ -139,7 +184,7 @@ def create_app(store_path: Path = Path("scorebuddy.json")) -> Starlette:
         try:
             session = tables.get(request.query_params.get("id"))
         except KeyError as err:
-            return _error(err.args[0], 404)
+            return error_response(err.args[0], 404)
         return JSONResponse({"id": request.query_params["id"], "view": session.view()})
 
     async def move(request: Request) -> Response:
@@ -147,16 +192,16 @@ def create_app(store_path: Path = Path("scorebuddy.json")) -> Starlette:
             data = await _body(request)
             session = tables.get(data.get("id"))
         except ValueError as err:
-            return _error(str(err))
+            return error_response(str(err))
         except KeyError as err:
-            return _error(err.args[0], 404)
+            return error_response(err.args[0], 404)
         action = data.get("action")
         if not isinstance(action, str):
-            return _error("action must be an action name such as 'play R7'", legal=session.legal_actions())
+            return error_response("action must be an action name such as 'play R7'", legal=session.legal_actions())
         try:
             events = session.act(action)
         except MoveError as err:
-            return _error(str(err), legal=session.legal_actions())
+            return error_response(str(err), legal=session.legal_actions())
         return JSONResponse({"view": session.view(), "events": [e.to_dict() for e in events]})
 
     async def next_game(request: Request) -> Response:
@@ -165,16 +210,20 @@ def create_app(store_path: Path = Path("scorebuddy.json")) -> Starlette:
             session = tables.get(data.get("id"))
             events = session.next_game()
         except (ValueError, MoveError) as err:
-            return _error(str(err))
+            return error_response(str(err))
         except KeyError as err:
-            return _error(err.args[0], 404)
+            return error_response(err.args[0], 404)
         return JSONResponse({"view": session.view(), "events": [e.to_dict() for e in events]})
 
     async def record(request: Request) -> Response:
         try:
             session = tables.get(request.query_params.get("id"))
         except KeyError as err:
-            return _error(err.args[0], 404)
+            return error_response(err.args[0], 404)
+        if not session.over:
+            return error_response(
+                "the game record is offered once the game is over: it holds every hand and the draw pile", 409
+            )
         text = "\n".join(session.record.to_lines()) + "\n"
         name = f"unolab-{session.game}-game.jsonl"
         return Response(
@@ -192,6 +241,6 @@ def create_app(store_path: Path = Path("scorebuddy.json")) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Mount("/score", routes=scorebuddy_routes(Path(store_path))),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, middleware=guards(allowed_hosts))
     app.state.tables = tables
     return app

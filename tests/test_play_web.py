@@ -14,7 +14,7 @@ from tabletop.web import create_app
 
 @pytest.fixture
 def client(tmp_path: Path) -> TestClient:
-    return TestClient(create_app(store_path=tmp_path / "scores.json"))
+    return TestClient(create_app(store_path=tmp_path / "scores.json"), base_url="http://localhost")
 
 
 def new_table(client: TestClient, **body: Any) -> dict[str, Any]:
@@ -72,7 +72,10 @@ def test_a_move_and_a_refused_move(client: TestClient) -> None:
 def test_unknown_table_and_bad_bodies(client: TestClient) -> None:
     assert client.get("/api/state?id=nope").status_code == 404
     assert client.post("/api/move", json={"id": "nope", "action": "draw"}).status_code == 404
-    assert client.post("/api/move", content=b"not json").status_code == 400
+    assert (
+        client.post("/api/move", content=b"not json", headers={"content-type": "application/json"}).status_code == 400
+    )
+    assert client.post("/api/move", content=b"not json").status_code == 415  # not JSON: refused before the route
     table = new_table(client)["id"]
     res = client.post("/api/move", json={"id": table, "action": 3})
     assert res.status_code == 400 and "action name" in res.json()["error"]

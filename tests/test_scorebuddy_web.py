@@ -19,7 +19,7 @@ def store(tmp_path):
 
 @pytest.fixture
 def client(store):
-    with TestClient(create_app(store)) as client:
+    with TestClient(create_app(store), base_url="http://localhost") as client:
         yield client
 
 
@@ -140,10 +140,10 @@ def test_csv_export(client):
 
 
 def test_scores_survive_a_new_app_on_the_same_file(store):
-    with TestClient(create_app(store)) as first:
+    with TestClient(create_app(store), base_url="http://localhost") as first:
         setup3(first)
         first.post("/score/api/hand", json={"closer": "Bo", "points": 44})
-    with TestClient(create_app(store)) as second:
+    with TestClient(create_app(store), base_url="http://localhost") as second:
         data = second.get("/score/api/book").json()
         assert data["totals"] == {"Anna": 0, "Bo": 44, "Cy": 0}
         second.post("/score/api/hand", json={"closer": "Bo", "points": 6})

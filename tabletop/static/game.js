@@ -234,6 +234,8 @@ function render() {
   $("#extra-actions").innerHTML = "";
   if (view.game === "uno") renderUno(moves); else renderTricks(moves);
   renderStandings();
+  // the record holds every hand and the draw pile: the server offers it once the game is over
+  $("#save-record").hidden = !view.over;
   $("#save-record").href = `/api/record?id=${encodeURIComponent(tableId)}`;
   $("#prompt").textContent = busy ? "" : promptText();
   const colourMove = moves.filter((m) => m.label.startsWith("colour "));

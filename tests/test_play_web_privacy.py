@@ -1,0 +1,184 @@
+"""The web server sends a player only what that player may know, and refuses foreign requests.
+
+One walk per game plays a whole game through the API and, at every step, requests every
+route of both apps (the game page's and Score Buddy's); no response may hold another
+player's hand, the draw pile's order, the Wild Draw Four's guilt or the random stream.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from tabletop.guard import MAX_BODY
+from tabletop.web import MAX_TABLES, Tables, create_app
+
+#: Keys of the engine's position (and of game records) a player's responses never carry.
+SECRET_KEYS = {"hands", "rng", "guilty", "game_seed", "game_seeds", "counter", "start"}
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    return TestClient(create_app(store_path=tmp_path / "scores.json"), base_url="http://localhost")
+
+
+def keys(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in keys(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in keys(v)}
+    return set()
+
+
+def lists(value: Any) -> list[list[Any]]:
+    """Every list inside a JSON value."""
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in lists(v)]
+    if isinstance(value, list):
+        return [value] + [x for v in value for x in lists(v)]
+    return []
+
+
+def secrets_now(client: TestClient, table: str) -> tuple[list[list[str]], list[list[str]]]:
+    """The other seats' hands (the trick game: numbers and specials) and the draw piles, from
+    the server's own session: the truth the responses are checked against."""
+    session = client.app.state.tables.by_id[table]
+    pos = session.engine.position(0)
+    hands = [h for key in ("hands", "specials") for s, h in enumerate(pos.get(key, [])) if s != session.seat]
+    piles = [pos[key] for key in ("draw_pile", "number_pile", "special_pile") if key in pos]
+    return [h for h in hands if len(h) >= 2], [p for p in piles if len(p) >= 3]
+
+
+def assert_private(res: Any, hands: list[list[str]], piles: list[list[str]], route: str) -> None:
+    if "json" not in res.headers.get("content-type", ""):
+        for secret in ('"hands"', '"rng"', '"guilty"', '"draw_pile": [', '"number_pile": ['):
+            assert secret not in res.text, f"{route} sent {secret}"
+        return
+    data = res.json()
+    leaked = keys(data) & SECRET_KEYS
+    assert not leaked, f"{route} sent {leaked}"
+    for found in lists(data):
+        if len(found) >= 2 and all(isinstance(c, str) for c in found):
+            for hand in hands:
+                assert sorted(found) != sorted(hand), f"{route} sent another player's cards {hand}"
+            for pile in piles:
+                assert len(found) < 3 or found != pile[: len(found)], f"{route} sent a pile's order"
+
+
+def every_route(client: TestClient, table: str) -> list[tuple[str, Any]]:
+    """A response from each route that takes no change (the moves are the walk itself)."""
+    return [
+        ("/", client.get("/")),
+        ("/api/options", client.get("/api/options")),
+        ("/api/state", client.get(f"/api/state?id={table}")),
+        ("/api/record", client.get(f"/api/record?id={table}")),
+        ("/api/next (during the game)", client.post("/api/next", json={"id": table})),
+        ("/score/", client.get("/score/")),
+        ("/score/api/book", client.get("/score/api/book")),
+        ("/score/api/hand-value", client.post("/score/api/hand-value", json={"cards": "R7 W+4"})),
+        ("/score/export.csv", client.get("/score/export.csv")),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("game", "body"),
+    [
+        ("uno", {"players": 3, "opponents": ["heuristic"], "target": 100}),
+        ("tricks", {"opponents": ["heuristic"]}),
+    ],
+)
+def test_no_response_holds_what_the_player_may_not_know(client: TestClient, game: str, body: dict[str, Any]) -> None:
+    res = client.post("/api/new", json={"game": game, "seed": 11, **body})
+    assert res.status_code == 200, res.text
+    table = res.json()["id"]
+    hands, piles = secrets_now(client, table)
+    assert_private(res, hands, piles, "/api/new")
+    steps = 0
+    while not res.json()["view"]["over"]:
+        hands, piles = secrets_now(client, table)
+        for route, reply in every_route(client, table):
+            assert reply.status_code < 500, (route, reply.text)
+            assert_private(reply, hands, piles, route)
+        record = client.get(f"/api/record?id={table}")
+        assert record.status_code == 409 and "once the game is over" in record.json()["error"]
+        moves = res.json()["view"]["moves"]
+        res = client.post("/api/move", json={"id": table, "action": moves[-1]["actions"][0]})
+        assert res.status_code == 200, res.text
+        assert_private(res, hands, piles, "/api/move")
+        steps += 1
+        assert steps < 2000
+    # once the game is over the record is offered, and the next game is a fresh deal
+    record = client.get(f"/api/record?id={table}")
+    assert record.status_code == 200 and '"type": "result"' in record.text
+    start = json.loads(record.text.splitlines()[0])["start"]["rng"]
+    res = client.post("/api/next", json={"id": table})
+    assert res.status_code == 200
+    session = client.app.state.tables.by_id[table]
+    assert session.engine.position(0)["rng"] != start
+
+
+def test_cross_site_and_foreign_requests_are_refused(client: TestClient, tmp_path: Path) -> None:
+    setup = {"players": ["Anna", "Ben"], "target": 500}
+    assert client.post("/score/api/setup", json=setup).status_code == 200
+    book = (tmp_path / "scores.json").read_bytes()
+    # a form or text/plain POST (no preflight): refused, the book untouched
+    res = client.post(
+        "/score/api/setup", content=json.dumps({"players": ["X", "Y"]}), headers={"content-type": "text/plain"}
+    )
+    assert res.status_code == 415 and "application/json" in res.json()["error"]
+    res = client.post("/score/api/new-match", data={"a": "1"})
+    assert res.status_code == 415
+    # JSON from another site's page
+    res = client.post("/score/api/new-match", json={}, headers={"origin": "http://evil.example"})
+    assert res.status_code == 403 and "another site" in res.json()["error"]
+    assert (tmp_path / "scores.json").read_bytes() == book
+    # the page's own origin is fine
+    assert client.post("/score/api/undo", json={}, headers={"origin": "http://localhost"}).status_code in (200, 400)
+    # a foreign Host (DNS rebinding) gets nothing
+    assert client.get("/api/options", headers={"host": "evil.example"}).status_code == 400
+    assert client.get("/score/api/book", headers={"host": "evil.example"}).status_code == 400
+
+
+def test_large_bodies_are_refused_and_never_echoed(client: TestClient) -> None:
+    huge = "R7 " * (MAX_BODY // 3 + 10)
+    res = client.post("/score/api/hand-value", json={"cards": huge})
+    assert res.status_code == 413 and len(res.text) < 200
+    long_name = "x" * 5000
+    res = client.post("/api/new", json={"game": "uno", "opponents": [long_name]})
+    assert res.status_code == 400 and len(res.text) < 1000 and long_name not in res.text
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"rules": [1]}, "rules must be an object"),
+        ({"target": 10**30}, "target must be an integer of at most"),
+        ({"players": 2.7}, "players must be an integer"),
+        ({"opponents": ["agent:/etc/passwd"]}, "is not offered here"),
+        ({"opponents": [{"name": "agent", "checkpoint": "/etc/passwd"}]}, "is not offered here"),
+    ],
+)
+def test_bad_setups_get_a_message_not_a_500(client: TestClient, body: dict[str, Any], message: str) -> None:
+    res = client.post("/api/new", json={"game": "uno", "players": 2, **body})
+    assert res.status_code == 400, res.text
+    assert message in res.json()["error"]
+    assert "/etc/passwd" not in res.text or "not offered" in res.text
+
+
+def test_tables_in_play_are_not_evicted_idle_ones_are() -> None:
+    now = [0.0]
+    tables = Tables(limit=2, idle_seconds=100, clock=lambda: now[0])
+    first = tables.add(object())  # type: ignore[arg-type]
+    now[0] = 50
+    tables.add(object())  # type: ignore[arg-type]
+    with pytest.raises(Exception, match="tables are in play"):
+        tables.add(object())  # type: ignore[arg-type]
+    now[0] = 160  # the first is played on; the second has had no move for 110 s
+    tables.get(first)
+    third = tables.add(object())  # type: ignore[arg-type]
+    assert set(tables.by_id) == {first, third}
+    assert MAX_TABLES >= 16
