@@ -31,7 +31,7 @@ import numpy as np
 
 from envs.atomic import write_atomically
 from envs.cards import TYPE_COPIES, TYPE_VALUE, check_within_deck, counts_from_names, hand_points
-from envs.uno.rules import MAX_PLAYERS, MIN_PLAYERS, UnoRules
+from envs.uno.rules import MAX_PLAYERS, MAX_TARGET_SCORE, MIN_PLAYERS, UnoRules, shown_int
 
 FORMAT = "unolab-scorebuddy"
 FORMAT_VERSION = 1
@@ -125,9 +125,11 @@ class ScoreBook:
         if isinstance(self.target, bool) or not isinstance(self.target, (int, np.integer)) or self.target < 1:
             raise ValueError(
                 f"the target must be a positive whole number (e.g. {', '.join(map(str, TARGET_PRESETS))}), "
-                f"got {self.target!r}"
+                f"got {shown_int(self.target)}"
             )
         self.target = int(self.target)
+        if self.target > MAX_TARGET_SCORE:
+            raise ValueError(f"the target must be at most {MAX_TARGET_SCORE:,} points, got {shown_int(self.target)}")
         if self.variant not in VARIANTS:
             raise ValueError(f"unknown scoring variant {self.variant!r}; allowed: {', '.join(VARIANTS)}")
         hands, self.hands = list(self.hands), []
@@ -302,7 +304,7 @@ class ScoreBook:
         path = Path(path)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        except (ValueError, RecursionError) as err:  # JSONDecodeError, UnicodeDecodeError, huge integers
             raise ValueError(f"{path}: not a valid JSON score book ({err})") from None
         try:
             return cls.from_dict(data)

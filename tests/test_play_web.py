@@ -39,7 +39,7 @@ def test_options_and_page(client: TestClient) -> None:
         ({"game": "chess"}, "game must be 'uno' or 'tricks'"),
         ({"players": 11}, "2 to 10 players"),
         ({"players": 0}, "2 to 10 players"),
-        ({"target": 0}, "target_score must be positive"),
+        ({"target": 0}, "target_score must lie in 1..1,000,000"),
         ({"opponents": ["superhuman"]}, "superhuman"),
         ({"target": "lots"}, "target must be an integer"),
         ({"colour": "red"}, "unknown field"),

@@ -231,6 +231,13 @@ def test_save_load_round_trip(tmp_path):
             "hand 2: the match is over",
         ),
         ('{"format": "unolab-scorebuddy", "version": 1, "players": ["A", "B"], "colour": 1}', "unknown fields colour"),
+        # a huge target once poisoned the store (every later read failed inside the engine)
+        (
+            '{"format": "unolab-scorebuddy", "version": 1, "players": ["A", "B"], "target": 1' + "0" * 30 + "}",
+            "the target must be at most 1,000,000",
+        ),
+        ("[" * 100_000 + "]" * 100_000, "not a valid JSON score book"),
+        ('{"players": ' + "9" * 5000 + "}", "not a valid JSON score book"),
     ],
 )
 def test_damaged_file_names_file_and_problem(tmp_path, text, message):

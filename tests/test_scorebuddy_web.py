@@ -176,3 +176,9 @@ def test_tied_reverse_winners_share(client):
         ("B", 1, True),
         ("C", 3, False),
     ]
+
+
+def test_a_huge_target_is_refused_and_the_store_stays_readable(client, store):
+    response = client.post("/score/api/setup", json={"players": ["Anna", "Ben"], "target": 10**30})
+    assert response.status_code == 400 and "at most 1,000,000" in response.json()["error"]
+    assert client.get("/score/api/book").status_code == 200

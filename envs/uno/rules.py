@@ -34,6 +34,17 @@ _CHOICES = {
 }
 
 
+#: The largest match target: a million points is thousands of hands (and far inside the
+#: kernel's integers; a larger one poisoned stores that later reads could not type).
+MAX_TARGET_SCORE = 1_000_000
+
+
+def shown_int(value: object) -> str:
+    """An integer for an error message, cut when it is huge."""
+    text = repr(value)
+    return text if len(text) <= 24 else f"{text[:12]}...({len(text)} digits)"
+
+
 @njit(cache=True, _nrt=False)
 def match_over_one(scores: np.ndarray, target_score: int, reverse_scoring: bool) -> bool:
     """Whether a match with these totals (one per seat) is over: standard scoring ends when
@@ -116,8 +127,10 @@ class UnoRules(RulesBase):
             raise ValueError(f"UnoRules.uno_catch_prob must be a number, got {self.uno_catch_prob!r}")
         if not 0.0 <= float(self.uno_catch_prob) <= 1.0:
             raise ValueError(f"UnoRules.uno_catch_prob must lie in [0, 1], got {self.uno_catch_prob}")
-        if self.target_score < 1:
-            raise ValueError(f"UnoRules.target_score must be positive, got {self.target_score}")
+        if not 1 <= self.target_score <= MAX_TARGET_SCORE:
+            raise ValueError(
+                f"UnoRules.target_score must lie in 1..{MAX_TARGET_SCORE:,}, got {shown_int(self.target_score)}"
+            )
         for name, allowed in _CHOICES.items():
             if getattr(self, name) not in allowed:
                 raise ValueError(
