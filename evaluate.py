@@ -26,6 +26,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
+from envs.atomic import check_writable
 from tournament.config import TournamentConfig, load_config, merge, parse_overrides, read_yaml
 from tournament.report import print_report, write_outputs
 from tournament.runner import run_tournament
@@ -98,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_study(study, console)
         config = load_config(path, args.overrides)
+        if not args.no_files:  # before the games: an unusable output must not cost the whole run
+            check_writable(config.output, "output")
     except ValueError as err:
         parser.error(str(err))
     started = False

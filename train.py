@@ -35,6 +35,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from envs.atomic import check_writable
 from tournament.config import TournamentConfig, merge, parse_overrides, read_yaml
 
 
@@ -121,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             from agents.learned import load_checkpoint
 
             resume = load_checkpoint(args.resume, cfg.game)
+        check_run_files(cfg)
     except ValueError as err:
         parser.error(str(err))
     if args.address is not None and cfg.backend != "ray":
@@ -142,6 +144,21 @@ def main(argv: list[str] | None = None) -> int:
             ray.shutdown()
 
 
+def run_files(cfg: Any) -> tuple[Path, Path, Path]:
+    """The run's folder, its ``checkpoint.pt`` and where the final agent goes."""
+    run_dir = Path(cfg.log_dir) / cfg.run_name
+    return run_dir, run_dir / "checkpoint.pt", Path(cfg.export) if cfg.export else run_dir / "agent.pt"
+
+
+def check_run_files(cfg: Any) -> None:
+    """Before training: a folder that cannot be written must not cost the whole run."""
+    run_dir, _, agent = run_files(cfg)
+    check_writable(run_dir, "log_dir")
+    if agent.is_dir():
+        raise ValueError(f"export {str(agent)!r} is a folder: give the file to write the agent to")
+    check_writable(agent.parent, "export's folder")
+
+
 def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, parser: argparse.ArgumentParser) -> int:
     """The training loop: (Ray) collection, PPO updates, logs, checkpoints and evaluations."""
     import torch
@@ -156,9 +173,8 @@ def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, par
             trainer.load_state_dict(resume, str(args.resume))
         except ValueError as err:
             parser.error(str(err))
-    run_dir = Path(cfg.log_dir) / cfg.run_name
+    run_dir, checkpoint, agent = run_files(cfg)
     run_dir.mkdir(parents=True, exist_ok=True)
-    checkpoint, agent = run_dir / "checkpoint.pt", Path(cfg.export) if cfg.export else run_dir / "agent.pt"
     writer = SummaryWriter(str(run_dir))
     table = "\n".join(f"|{k}|{v}|" for k, v in cfg.to_dict().items())
     writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")

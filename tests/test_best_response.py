@@ -179,6 +179,15 @@ def test_the_quick_study_beats_first_legal_writes_its_report_and_reuses_finished
     assert [r["win_rate"] for r in again] == [r["win_rate"] for r in rows] and all(r["reused"] for r in again)
     assert "| reused |" in (tmp_path / "exploitability.md").read_text()
 
+    (tmp_path / "runs" / "uno_2p_random" / "best_response.json").unlink()  # a row not trained yet
+    proc = _study(*outputs, "train=false")  # reports what is finished, trains nothing
+    assert proc.returncode == 0, proc.stderr
+    assert "training" not in proc.stdout and "not trained (train: false)" in proc.stdout
+    text = (tmp_path / "exploitability.md").read_text()
+    assert "**Not every row is here**" in text and "configs/best_response/uno_2p_random.yaml" in text
+    assert "train=false" in text.splitlines()[2]
+    assert len(json.loads((tmp_path / "data" / "rows.json").read_text())["rows"]) == 1
+
 
 def test_every_best_response_config_is_valid_and_each_game_shares_one_recipe():
     from tournament.config import read_yaml

@@ -86,10 +86,12 @@ class TournamentConfig:
             raise ValueError(
                 f"players: the {self.game} table seats {sizes.start}-{sizes.stop - 1}, got {self.players!r}"
             )
-        for name in ("games", "batch"):
+        for name, most in (("games", MAX_GAMES), ("batch", MAX_BATCH)):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+                raise ValueError(f"{name} must be an integer from 1 to {most:,}, got {value!r}")
+        if not isinstance(self.output, str) or not self.output.strip():
+            raise ValueError(f"output must be a folder path, got {self.output!r}")
         if self.shard_games is not None and (
             isinstance(self.shard_games, bool) or not isinstance(self.shard_games, int) or self.shard_games < 1
         ):
@@ -198,6 +200,45 @@ class TournamentConfig:
         return [tuple((s + r) % n for s in range(n)) for r in range(n)]
 
 
+#: The most games one tournament plays, and at once (memory grows with both).
+MAX_GAMES = 100_000_000
+MAX_BATCH = 1 << 20
+#: Limits on what a config may hold: a hostile file must fail fast, not expand or nest without end.
+MAX_CONFIG_BYTES = 1 << 20
+MAX_CONFIG_DEPTH = 32
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    """YAML's safe loader without aliases and with a nesting limit: a 400-byte file of nested
+    aliases (the "billion laughs") would otherwise expand into billions of values."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(
+                None, None, "aliases (*name) are not accepted in configs: write the value out", mark
+            )
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > MAX_CONFIG_DEPTH:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_CONFIG_DEPTH} levels", mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def load_yaml(text: str, what: str) -> Any:
+    """``text`` read as YAML for configs and overrides (no aliases, bounded size and depth);
+    ``ValueError`` naming ``what`` otherwise."""
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ValueError(f"{what} is larger than {MAX_CONFIG_BYTES:,} characters")
+    try:
+        return yaml.load(text, Loader=_ConfigLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as err:
+        raise ValueError(f"{what} is not valid YAML: {err}") from None
+
+
 def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
     """``["games=500", "rules.stacking=true"]`` as a nested mapping (values read as YAML)."""
     out: dict[str, Any] = {}
@@ -211,7 +252,7 @@ def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
                 raise ValueError(f"override {item!r}: {part} is not a mapping")
-        node[parts[-1]] = yaml.safe_load(value)
+        node[parts[-1]] = load_yaml(value, f"override {key}")
     return out
 
 
@@ -230,10 +271,7 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"config file {str(path)!r} not found")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as err:
-        raise ValueError(f"config file {str(path)!r} is not valid YAML: {err}") from None
+    data = load_yaml(path.read_text(), f"config file {str(path)!r}")
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -1,0 +1,81 @@
+"""Hostile and careless inputs are refused fast with a message naming what was wrong (issue 15)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tournament.config import MAX_CONFIG_DEPTH, load_config, parse_overrides, read_yaml
+
+BILLION_LAUGHS = """\
+a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+rules: {stacking: *g}
+"""
+
+
+def test_nested_aliases_are_refused_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "laughs.yaml"
+    path.write_text(BILLION_LAUGHS)
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="aliases"):
+        load_config(path)
+    assert time.monotonic() - start < 5
+    with pytest.raises(ValueError, match="override rules.stacking is not valid YAML: .*aliases"):
+        parse_overrides(["rules.stacking=[&x 1, *x]"])
+
+
+def test_deep_nesting_and_huge_files_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "deep.yaml"
+    path.write_text("a: " + "[" * (MAX_CONFIG_DEPTH + 5) + "]" * (MAX_CONFIG_DEPTH + 5))
+    with pytest.raises(ValueError, match="nested deeper than"):
+        read_yaml(path)
+    path.write_text("a: " + "x" * (2 << 20))
+    with pytest.raises(ValueError, match="larger than"):
+        read_yaml(path)
+
+
+def test_an_unusable_output_is_refused_before_any_game(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from evaluate import main
+
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    for output, message in ((f"{blocker}/results", "output .* cannot be written"), ("5", "output must be a folder")):
+        with pytest.raises(SystemExit):
+            main([f"output={output}", "games=100000"])
+        assert __import__("re").search(message, capsys.readouterr().err)
+    with pytest.raises(SystemExit):
+        main(["games=100000000000"])
+    assert "games must be an integer from 1 to 100,000,000" in capsys.readouterr().err
+
+
+def test_an_unusable_export_is_refused_before_training(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from train import main
+
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    with pytest.raises(SystemExit):
+        main(["--config", "configs/uno_2p_ppo.yaml", f"log_dir={tmp_path}", f"export={blocker}/agent.pt"])
+    assert "export's folder" in capsys.readouterr().err
+
+
+def test_stale_temporary_files_are_cleaned_on_the_next_write(tmp_path: Path) -> None:
+    import os
+
+    from envs.atomic import STALE_SECONDS, write_atomically
+
+    stale, fresh = tmp_path / ".checkpoint.pt.abc.tmp", tmp_path / ".checkpoint.pt.def.tmp"
+    stale.write_bytes(b"x" * 1000)
+    fresh.write_bytes(b"y")
+    old = time.time() - STALE_SECONDS - 5
+    os.utime(stale, (old, old))
+    write_atomically(tmp_path / "checkpoint.pt", b"new")
+    assert not stale.exists() and fresh.exists()  # a write in progress elsewhere is left alone
+    assert (tmp_path / "checkpoint.pt").read_bytes() == b"new"
