@@ -7,11 +7,15 @@ values, so it loads with ``weights_only=True`` (no code runs on load):
 ``format``, ``version``, ``game``, ``num_players``, ``rules``, ``obs_dim``,
 ``num_actions``, ``hidden`` and ``model`` (the network's state dict); a training
 checkpoint adds ``trainer`` (optimizer, random streams, counters, the engines' games and
-the opponent pool), which an exported agent leaves out.
+the opponent pool), which an exported agent leaves out. ``sha256`` is a digest of all the
+rest (:func:`content_digest`: every tensor's bytes, every value), checked on load, so a
+file damaged where ``torch.load`` does not notice (flipped bytes inside a tensor) is
+refused; files written before checksums (the shipped ``models/``) have none and load as before.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -38,10 +42,41 @@ VERSION = 1
 MODES = ("greedy", "sample")
 
 
+def content_digest(value: Any) -> str:
+    """A SHA-256 of a checkpoint's content: tensors and arrays by dtype, shape and bytes, plain
+    values by type and ``repr``, mappings in key order (lists and tuples alike)."""
+    h = hashlib.sha256()
+
+    def feed(v: Any) -> None:
+        if isinstance(v, torch.Tensor):
+            t = v.detach().cpu().contiguous()
+            h.update(f"T{t.dtype}{tuple(t.shape)};".encode())
+            h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+        elif isinstance(v, np.ndarray):
+            h.update(f"A{v.dtype}{v.shape};".encode())
+            h.update(np.ascontiguousarray(v).tobytes())
+        elif isinstance(v, dict):
+            h.update(f"D{len(v)};".encode())
+            for key in sorted(v, key=repr):
+                feed(key)
+                feed(v[key])
+        elif isinstance(v, (list, tuple)):
+            h.update(f"L{len(v)};".encode())
+            for item in v:
+                feed(item)
+        else:
+            h.update(f"{type(v).__name__}:{v!r};".encode())
+
+    feed(value)
+    return h.hexdigest()
+
+
 def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> Path:
     """Write ``payload`` to ``path`` atomically (:func:`envs.atomic.write_atomically`), so a
-    crash mid-write leaves the previous checkpoint intact."""
-    return write_atomically(path, lambda f: torch.save({"format": FORMAT, "version": VERSION, **payload}, f))
+    crash mid-write leaves the previous checkpoint intact, with its ``sha256``."""
+    data = {"format": FORMAT, "version": VERSION, **payload}
+    data["sha256"] = content_digest(data)
+    return write_atomically(path, lambda f: torch.save(data, f))
 
 
 def load_checkpoint(path: str | Path, game: str | None = None) -> dict[str, Any]:
@@ -60,6 +95,12 @@ def load_checkpoint(path: str | Path, game: str | None = None) -> dict[str, Any]
         raise ValueError(f"checkpoint {path} is not a unolab agent checkpoint (no format {FORMAT!r})")
     if data.get("version") != VERSION:
         raise ValueError(f"checkpoint {path} has format version {data.get('version')!r}; this lab reads {VERSION}")
+    digest = data.pop("sha256", None)
+    if digest is not None and digest != content_digest(data):
+        raise ValueError(
+            f"checkpoint {path} is damaged: its content does not match its checksum (sha256); "
+            "use an earlier checkpoint or train again"
+        )
     missing = [k for k in ("game", "num_players", "obs_dim", "num_actions", "hidden", "model") if k not in data]
     if missing:
         raise ValueError(f"checkpoint {path} lacks {', '.join(missing)}")

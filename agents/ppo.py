@@ -516,6 +516,10 @@ class PPOTrainer:
         if diff:
             detail = "; ".join(f"{k}: checkpoint {saved.get(k)!r}, config {getattr(self.cfg, k)!r}" for k in diff)
             raise ValueError(f"{source} does not match this config ({detail})")
+        header = {"game": saved.get("game"), "num_players": saved.get("players")}
+        edited = [f"{k} {data.get(k)!r} (its run: {v!r})" for k, v in header.items() if data.get(k) != v]
+        if edited:  # the header a policy reads disagrees with the run it came from: an edited file
+            raise ValueError(f"{source} is inconsistent: its header says " + ", ".join(edited))
         try:
             self.net.load_state_dict(data["model"])
             self.optimizer.load_state_dict(tr["optimizer"])

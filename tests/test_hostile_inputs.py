@@ -79,3 +79,20 @@ def test_stale_temporary_files_are_cleaned_on_the_next_write(tmp_path: Path) -> 
     write_atomically(tmp_path / "checkpoint.pt", b"new")
     assert not stale.exists() and fresh.exists()  # a write in progress elsewhere is left alone
     assert (tmp_path / "checkpoint.pt").read_bytes() == b"new"
+
+
+def test_flipped_bytes_in_a_checkpoint_are_refused(tmp_path: Path) -> None:
+    import torch
+
+    from agents.learned import load_checkpoint, save_checkpoint
+
+    payload = {"game": "uno", "num_players": 2, "obs_dim": 3, "num_actions": 2, "hidden": [4], "model": {}}
+    payload["trainer"] = {"optimizer": {"exp_avg": torch.arange(250_000, dtype=torch.float32)}, "update": 7}
+    path = save_checkpoint(tmp_path / "checkpoint.pt", payload)
+    assert load_checkpoint(path)["trainer"]["update"] == 7  # a sound file loads, its checksum checked
+    raw = bytearray(path.read_bytes())
+    middle = len(raw) // 2
+    raw[middle : middle + 200] = bytes(b ^ 0xFF for b in raw[middle : middle + 200])
+    path.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match="damaged: its content does not match its checksum"):
+        load_checkpoint(path)

@@ -156,6 +156,11 @@ def test_bad_checkpoints_are_refused_with_the_reason(tmp_path):
     agent = save_checkpoint(tmp_path / "agent.pt", trainer.agent_payload())
     with pytest.raises(ValueError, match="exported agent"):
         PPOTrainer(tiny()).load_state_dict(load_checkpoint(agent), "agent.pt")
+    edited = load_checkpoint(good)
+    edited["num_players"] = 5  # and saved again, checksum and all: the header disagrees with its run
+    edited = load_checkpoint(save_checkpoint(tmp_path / "edited.pt", edited))
+    with pytest.raises(ValueError, match=r"inconsistent: its header says num_players 5 \(its run: 2\)"):
+        PPOTrainer(tiny()).load_state_dict(edited, "edited.pt")
 
 
 def test_a_failed_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
