@@ -44,6 +44,20 @@ GAME_MODULES = {"uno": "envs.uno", "tricks": "envs.uno_tricks"}
 BACKENDS = ("local", "ray")
 
 
+#: (key, lower test, upper test, what is allowed): the numbers PPO's maths takes.
+NUMBER_RANGES = (
+    ("self_play", lambda v: v >= 0, lambda v: v <= 1, "in [0, 1] (a share of the games)"),
+    ("learning_rate", lambda v: v > 0, lambda v: v <= 1, "in (0, 1]"),
+    ("gamma", lambda v: v >= 0, lambda v: v <= 1, "in [0, 1]"),
+    ("gae_lambda", lambda v: v >= 0, lambda v: v <= 1, "in [0, 1]"),
+    ("clip_coef", lambda v: v > 0, lambda v: v <= 10, "in (0, 10]"),
+    ("ent_coef", lambda v: v >= 0, lambda v: v < float("inf"), ">= 0"),
+    ("vf_coef", lambda v: v >= 0, lambda v: v < float("inf"), ">= 0"),
+    ("max_grad_norm", lambda v: v > 0, lambda v: v < float("inf"), "> 0"),
+    ("target_kl", lambda v: v > 0, lambda v: v < float("inf"), "> 0 or null"),
+)
+
+
 @dataclasses.dataclass
 class PPOConfig:
     """Every hyper-parameter of a training run (``configs/*_ppo.yaml`` set them)."""
@@ -124,12 +138,12 @@ class PPOConfig:
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         names = ("num_games", "num_steps", "total_steps", "num_minibatches", "update_epochs", "eval_games")
-        for name in (*names, "num_rollout_actors"):
+        for name in (*names, "num_rollout_actors", "imitation_epochs"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
         counts = ("snapshot_every", "pool_size", "checkpoint_every", "eval_every", "torch_threads", "final_eval_games")
-        for name in counts:
+        for name in (*counts, "imitation_steps"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
@@ -138,14 +152,35 @@ class PPOConfig:
                 f"num_rollout_actors ({self.num_rollout_actors}) cannot exceed num_games ({self.num_games}): "
                 "each actor steps a share of the games"
             )
-        if not 0.0 <= self.self_play <= 1.0:
-            raise ValueError(f"self_play is a share of the games, in [0, 1]; got {self.self_play}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise ValueError(f"seed must be an integer, got {self.seed!r}")
+        for name, low, high, allowed in NUMBER_RANGES:
+            value = getattr(self, name)
+            if name == "target_kl" and value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low(value) or not high(value):
+                raise ValueError(f"{name} must be a number {allowed}, got {value!r}")
+        for name in ("anneal_lr", "clip_vloss", "norm_adv"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        for name in ("opponents", "eval_opponents"):
+            if not isinstance(getattr(self, name), list):
+                raise ValueError(
+                    f"{name} must be a list of policy specs (e.g. [random, heuristic]), got {getattr(self, name)!r}"
+                )
+        if self.num_minibatches > self.num_games * self.num_steps:
+            raise ValueError(
+                f"num_minibatches ({self.num_minibatches}) cannot exceed the decisions of an update "
+                f"(num_games x num_steps = {self.num_games * self.num_steps})"
+            )
         if self.self_play < 1.0 and not self.opponents and not (self.snapshot_every and self.pool_size):
             raise ValueError("self_play < 1 needs an opponent pool: opponents, or snapshot_every and pool_size")
-        if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
-            raise ValueError(f"hidden must be a list of positive layer sizes, got {self.hidden!r}")
-        if self.imitation_steps < 0:
-            raise ValueError(f"imitation_steps must be >= 0, got {self.imitation_steps}")
+        if (
+            not isinstance(self.hidden, list)
+            or not self.hidden
+            or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in self.hidden)
+        ):
+            raise ValueError(f"hidden must be a list of positive layer sizes (e.g. [256, 256]), got {self.hidden!r}")
         if self.target is not None:
             self._check_target()
         for spec in [*self.opponents, *self.eval_opponents, self.imitation_teacher]:

@@ -96,3 +96,26 @@ def test_flipped_bytes_in_a_checkpoint_are_refused(tmp_path: Path) -> None:
     path.write_bytes(bytes(raw))
     with pytest.raises(ValueError, match="damaged: its content does not match its checksum"):
         load_checkpoint(path)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("gamma=5", "gamma must be a number in [0, 1], got 5"),
+        ("clip_coef=-3", "clip_coef must be a number in (0, 10]"),
+        ("max_grad_norm=-1", "max_grad_norm must be a number > 0"),
+        ("num_minibatches=100000000", "num_minibatches (100000000) cannot exceed the decisions of an update"),
+        ("learning_rate=abc", "learning_rate must be a number in (0, 1], got 'abc'"),
+        ("learning_rate=.nan", "learning_rate must be a number"),
+        ("hidden=5", "hidden must be a list of positive layer sizes"),
+        ("seed=1.5", "seed must be an integer, got 1.5"),
+        ("opponents=random", "opponents must be a list of policy specs"),
+        ("anneal_lr=maybe", "anneal_lr must be true or false"),
+    ],
+)
+def test_bad_training_values_are_refused_with_the_key(override: str, message: str) -> None:
+    from train import load_training_config
+
+    with pytest.raises(ValueError) as err:
+        load_training_config(Path("configs/uno_2p_ppo.yaml"), [override])
+    assert message in str(err.value)
