@@ -47,6 +47,16 @@ def observation_space(game: ModuleType, rules: Any) -> spaces.Dict:
     )
 
 
+def action_id(action: Any, num_actions: int, who: str) -> int:
+    """An action as the envs take it: a Python or numpy integer (a 0-d integer array too);
+    a float, string or bool is refused (``IllegalActionError``) rather than rounded or parsed."""
+    if isinstance(action, np.ndarray) and action.ndim == 0:
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"{who}: an action is an integer id in 0..{num_actions - 1}, got {action!r}")
+    return int(action)
+
+
 class LegalDiscrete(spaces.Discrete):
     """``Discrete(n)`` whose ``sample()`` without a mask draws among the legal actions.
 
@@ -145,10 +155,7 @@ class EngineAEC(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if type(action) is not int and not (isinstance(action, np.integer) and not isinstance(action, np.bool_)):
-            raise IllegalActionError(
-                f"{agent}: an action is an integer id in 0..{self.game.NUM_ACTIONS - 1}, got {action!r}"
-            )
+        action = action_id(action, self.game.NUM_ACTIONS, agent)
         if not 0 <= action < self.game.NUM_ACTIONS:
             legal = ", ".join(f"'{self.engine.action_names[a]}'" for a in np.flatnonzero(self._cache[2]))
             raise IllegalActionError(
@@ -278,6 +285,7 @@ class SeatEnv(gym.Env):
     def step(self, action: int):
         if self._over:
             raise RuntimeError("the episode is over: call reset()")
+        action = action_id(action, self.action_space.n, "gym_env")  # 66.9 or "17" is a bug, not move 66
         try:
             obs, mask, rewards, done = self.engine.step(np.array([action], dtype=np.int64))
         except IllegalActionError as err:

@@ -119,3 +119,18 @@ def test_bad_training_values_are_refused_with_the_key(override: str, message: st
     with pytest.raises(ValueError) as err:
         load_training_config(Path("configs/uno_2p_ppo.yaml"), [override])
     assert message in str(err.value)
+
+
+@pytest.mark.parametrize("bad", [66.9, "17", True, None, [3]])
+def test_the_gymnasium_env_refuses_actions_that_are_not_integers(bad: object) -> None:
+    import numpy as np
+
+    from envs import uno_v0
+    from envs.core import IllegalActionError
+
+    env = uno_v0.gym_env("random")
+    obs, _ = env.reset(seed=3)
+    with pytest.raises(IllegalActionError, match="an action is an integer id"):
+        env.step(bad)
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    env.step(np.int64(legal))  # the env is as it was: a legal move still plays
