@@ -38,7 +38,7 @@ from tournament.schedule import build_schedule  # noqa: E402
 from tournament.stats import summarise  # noqa: E402
 
 V2 = "models/uno_2p_ppo.pt"
-#: (game, what varies, spec). The first UNO row is the default setting (``{name: search}``).
+#: (game, what varies, spec). The first row of each game is its default setting (``{name: search}``).
 SETTINGS: list[tuple[str, str, dict[str, Any]]] = [
     ("uno", "default", {"name": "search", "worlds": 16, "depth": 8, "value": V2}),
     ("uno", "worlds", {"name": "search", "worlds": 4, "depth": 8, "value": V2}),
@@ -48,9 +48,9 @@ SETTINGS: list[tuple[str, str, dict[str, Any]]] = [
     ("uno", "depth", {"name": "search", "worlds": 16, "depth": 0}),
     ("uno", "confidence", {"name": "search", "worlds": 16, "depth": 8, "value": V2, "confidence": 0}),
     ("uno", "rollout", {"name": "search", "worlds": 16, "depth": 8, "value": V2, "rollout": "rlcard_rule"}),
-    ("tricks", "default", {"name": "search", "worlds": 8}),
+    ("tricks", "default", {"name": "search"}),
+    ("tricks", "worlds", {"name": "search", "worlds": 8}),
     ("tricks", "confidence", {"name": "search", "worlds": 8, "confidence": 0}),
-    ("tricks", "worlds", {"name": "search", "worlds": 16}),
 ]
 
 
