@@ -152,6 +152,9 @@ class PPOConfig:
                 f"num_rollout_actors ({self.num_rollout_actors}) cannot exceed num_games ({self.num_games}): "
                 "each actor steps a share of the games"
             )
+        for name in ("log_dir", "run_name", "export", "device"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{name} must be a string (a path or a name), got {getattr(self, name)!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise ValueError(f"seed must be an integer, got {self.seed!r}")
         for name, low, high, allowed in NUMBER_RANGES:

@@ -111,6 +111,7 @@ def test_flipped_bytes_in_a_checkpoint_are_refused(tmp_path: Path) -> None:
         ("seed=1.5", "seed must be an integer, got 1.5"),
         ("opponents=random", "opponents must be a list of policy specs"),
         ("anneal_lr=maybe", "anneal_lr must be true or false"),
+        ("export=5", "export must be a string"),
     ],
 )
 def test_bad_training_values_are_refused_with_the_key(override: str, message: str) -> None:
