@@ -43,6 +43,8 @@ TARGET_PRESETS: tuple[int, ...] = (200, 300, 500)
 #: 50, so tapping +20 / +50 once per such card left in a hand counts it (the seed text).
 QUICK_KEYS: tuple[int, ...] = (10, 20, 50)
 MAX_NAME_LENGTH = 24
+#: A store larger than this is not a score book (thousands of hands fit in far less).
+MAX_STORE_BYTES = 8 << 20
 #: The value of the whole 108-card deck (1240): no hand can score more, so a larger
 #: entry is a typo. Derived from envs.cards, not written down a second time.
 DECK_POINTS = int(TYPE_VALUE.astype(np.int64) @ TYPE_COPIES.astype(np.int64))
@@ -302,6 +304,8 @@ class ScoreBook:
     def load(cls, path: str | Path) -> ScoreBook:
         """Read a book saved by :meth:`save`; a damaged file raises ``ValueError`` naming it."""
         path = Path(path)
+        if path.stat().st_size > MAX_STORE_BYTES:
+            raise ValueError(f"{path}: larger than a score book can be ({MAX_STORE_BYTES:,} bytes)")
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (ValueError, RecursionError) as err:  # JSONDecodeError, UnicodeDecodeError, huge integers

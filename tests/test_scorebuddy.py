@@ -238,6 +238,7 @@ def test_save_load_round_trip(tmp_path):
         ),
         ("[" * 100_000 + "]" * 100_000, "not a valid JSON score book"),
         ('{"players": ' + "9" * 5000 + "}", "not a valid JSON score book"),
+        ('{"players": "' + "x" * (9 << 20) + '"}', "larger than a score book can be"),
     ],
 )
 def test_damaged_file_names_file_and_problem(tmp_path, text, message):
