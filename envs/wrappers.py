@@ -172,7 +172,7 @@ class EngineAEC(AECEnv):
         self._cache = (int(self.engine.current[0]), obs[0], mask[0])
         self.agent_selection = self.possible_agents[self._cache[0]]
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
     def position(self) -> dict[str, Any]:
         """The readable position of the game (for logs, saving, bug reports)."""
@@ -183,7 +183,11 @@ class EngineAEC(AECEnv):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; use render_mode='ansi'")
             return None
-        return self.game.render_position(self.position(), rules=self.rules)
+        text = self.game.render_position(self.position(), rules=self.rules)
+        if self.render_mode == "human":  # PettingZoo's contract: human mode shows, and returns None
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass
@@ -207,6 +211,10 @@ class SeatEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    #: ENDED_MASK: once the episode has ended, the mask (``action_masks()`` and the
+    #: observation's ``action_mask``) allows every action. There is no move to make, but a
+    #: vector env in next-step autoreset mode asks its sampler for one more action (which the
+    #: reset ignores), and an all-False mask breaks masked samplers.
 
     def __init__(
         self,
@@ -238,10 +246,19 @@ class SeatEnv(gym.Env):
         self.num_players, self.seat = num_players, seat
         self.render_mode = render_mode
         self.observation_space = observation_space(game, self.rules)
-        self.action_space = LegalDiscrete(game.NUM_ACTIONS, lambda: self._mask)
+        self.action_space = LegalDiscrete(game.NUM_ACTIONS, self._legal_mask)  # a bound method: picklable
         self.engine = None
         self._mask: np.ndarray | None = None
         self._over = True
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (``AsyncVectorEnv``, ``SubprocVecEnv``): the game module travels by name."""
+        return {**self.__dict__, "game": self.game.__name__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        import importlib
+
+        self.__dict__.update(state, game=importlib.import_module(state["game"]))
 
     def _policy(self, spec: Any) -> BatchedPolicy:
         """A policy, or a policy spec by name (``"heuristic"``, ``{"name": "heuristic", "bluff": 1}``)."""
@@ -293,15 +310,21 @@ class SeatEnv(gym.Env):
                 raise
             self._over = True
             obs, mask = self.engine.observe()
-            return self._dict(obs, np.zeros_like(mask)), -1.0, True, False, {"illegal_action": str(err)}
+            self._mask = np.ones_like(mask[0])
+            return self._dict(obs, self._mask[None]), -1.0, True, False, {"illegal_action": str(err)}
         reward = float(rewards[0, self.seat])
         over = bool(done[0])
         if not over:
             obs, mask, more, over = self._play_others()
             reward += more
+        if over:  # see ENDED_MASK
+            mask = np.ones_like(mask)
         self._mask = mask[0]
         self._over = over
         return self._dict(obs, mask), reward, over, False, {}
+
+    def _legal_mask(self) -> np.ndarray | None:
+        return self._mask
 
     def action_masks(self) -> np.ndarray:
         return self._mask.astype(bool)

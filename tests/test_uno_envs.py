@@ -207,3 +207,21 @@ def test_action_space_sample_draws_a_legal_action():
         obs, _, done, _, _ = env.step(action)
         if done:
             obs, _ = env.reset()
+
+
+def test_the_gymnasium_env_pickles_renders_per_contract_and_never_gives_an_empty_mask():
+    import pickle
+
+    from pettingzoo.test import render_test
+
+    from envs import uno_tricks_v0
+
+    for module in (uno_v0, uno_tricks_v0):
+        render_test(lambda render_mode=None, m=module: m.env(render_mode=render_mode))  # human mode returns None
+        env = pickle.loads(pickle.dumps(module.gym_env("heuristic")))  # AsyncVectorEnv / SubprocVecEnv need this
+        obs, _ = env.reset(seed=5)
+        done = False
+        while not done:
+            assert env.action_masks().any()
+            obs, _, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        assert env.action_masks().all() and obs["action_mask"].all()  # ended: any action (ignored by autoreset)
