@@ -106,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, required=True, help="YAML training config, e.g. configs/uno_2p_ppo.yaml")
     parser.add_argument("--resume", type=Path, default=None, help="a checkpoint.pt of this config's run to continue")
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace the run already in the run folder (default: refuse)"
+    )
     parser.add_argument("--backend", default=None, help="experience collection: local or ray (default: the config's)")
     parser.add_argument("--address", default=None, help="Ray cluster to join: auto or host:port (default: start one)")
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. total_steps=1000000")
@@ -122,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             from agents.learned import load_checkpoint
 
             resume = load_checkpoint(args.resume, cfg.game)
-        check_run_files(cfg)
+        check_run_files(cfg, resuming=resume is not None, overwrite=args.overwrite)
     except ValueError as err:
         parser.error(str(err))
     if args.address is not None and cfg.backend != "ray":
@@ -150,9 +153,21 @@ def run_files(cfg: Any) -> tuple[Path, Path, Path]:
     return run_dir, run_dir / "checkpoint.pt", Path(cfg.export) if cfg.export else run_dir / "agent.pt"
 
 
-def check_run_files(cfg: Any) -> None:
-    """Before training: a folder that cannot be written must not cost the whole run."""
-    run_dir, _, agent = run_files(cfg)
+def check_run_files(cfg: Any, resuming: bool = False, overwrite: bool = False) -> None:
+    """Before training: a folder that cannot be written must not cost the whole run, and a new
+    run never replaces an old one silently (``--resume`` continues it, ``--overwrite`` replaces
+    it: its TensorBoard logs go too, so two runs never mix in one folder)."""
+    run_dir, checkpoint, agent = run_files(cfg)
+    logs = sorted(run_dir.glob("events.out.tfevents.*")) if run_dir.is_dir() else []
+    held = [p.name for p in (checkpoint, run_dir / "agent.pt") if p.is_file()] + (["TensorBoard logs"] if logs else [])
+    if held and not resuming:
+        if not overwrite:
+            raise ValueError(
+                f"{run_dir} already holds a run ({', '.join(held)}): continue it with --resume {checkpoint}, "
+                "replace it with --overwrite, or name a new one with run_name=..."
+            )
+        for log in logs:
+            log.unlink()
     check_writable(run_dir, "log_dir")
     if agent.is_dir():
         raise ValueError(f"export {str(agent)!r} is a folder: give the file to write the agent to")

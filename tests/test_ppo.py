@@ -246,6 +246,9 @@ def test_train_and_evaluate_command_lines(tmp_path):
     assert "imitation/accuracy" in tags and "warm start: 2 rounds imitating heuristic" in proc.stdout
     assert len(events.Scalars("charts/SPS")) == 4  # 2048 decisions / (64 games x 8 steps)
 
+    proc = run("train.py", *common, "total_steps=2048")  # the same run again: refused, nothing replaced
+    assert proc.returncode == 2 and "already holds a run (checkpoint.pt, agent.pt, TensorBoard logs)" in proc.stderr
+    assert "--overwrite" in proc.stderr and len(events.Scalars("charts/SPS")) == 4
     proc = run("train.py", *common, "total_steps=4096", "--resume", str(run_dir / "checkpoint.pt"))
     assert proc.returncode == 0, proc.stderr
     assert "resumed at update 4" in proc.stdout and "update 8/8" in proc.stdout
