@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
 from envs.atomic import check_writable
+from envs.compiled import COMPILING, kernels_cached
 from tournament.config import TournamentConfig, load_config, merge, parse_overrides, read_yaml
 from tournament.report import print_report, write_outputs
 from tournament.runner import run_tournament
@@ -41,6 +42,8 @@ def run(config: TournamentConfig, console: Console, label: str = "games", backen
     """Play the tournament with a progress bar (``backend``: local, or ray once connected); its
     summary with timing and how many shards ran."""
     schedule = build_schedule(config)
+    if not kernels_cached(config.game):  # else the bar sits at 0 for a minute and looks frozen
+        console.print(COMPILING)
     columns = (
         "[progress.description]{task.description}",
         BarColumn(),

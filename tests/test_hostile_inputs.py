@@ -135,3 +135,15 @@ def test_the_gymnasium_env_refuses_actions_that_are_not_integers(bad: object) ->
         env.step(bad)
     legal = int(np.flatnonzero(env.action_masks())[0])
     env.step(np.int64(legal))  # the env is as it was: a legal move still plays
+
+
+def test_a_cold_start_is_announced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import envs.uno
+    from envs import compiled
+
+    envs.uno.Engine(2, 2, envs.uno.Rules(), seed=0).reset()  # compiled and cached by now
+    assert compiled.kernels_cached("uno")
+    fake = tmp_path / "kernel.py"
+    fake.write_text("")
+    monkeypatch.setitem(compiled.KERNEL_MODULES, "uno", fake)  # no cache beside it: a first run
+    assert not compiled.kernels_cached("uno")
