@@ -51,6 +51,12 @@ def evaluate_agent(cfg: Any, agent_path: Path, seed: int = 12345, games: int | N
     """The agent against each evaluation opponent, on duplicate deals in every seating:
     head to head at two seats, one agent and n-1 copies of the opponent at bigger tables,
     team against team in the trick game (``games``: at least that many, default ``eval_games``)."""
+    return evaluate_policy(cfg, {"name": "agent", "checkpoint": str(agent_path)}, seed, games)
+
+
+def evaluate_policy(cfg: Any, player: Any, seed: int = 12345, games: int | None = None) -> list[dict[str, Any]]:
+    """Any policy spec in the agent's place of :func:`evaluate_agent` (a scale for its figures:
+    what ``heuristic`` scores against a best response's target)."""
     from agents.registry import spec_label
     from tournament.runner import run_tournament
     from tournament.schedule import build_schedule
@@ -69,7 +75,7 @@ def evaluate_agent(cfg: Any, agent_path: Path, seed: int = 12345, games: int | N
                 "game": cfg.game,
                 "players": players,
                 "rules": cfg.rules,
-                "policies": [{"name": "agent", "checkpoint": str(agent_path), "label": "agent"}, opponent],
+                "policies": [{**({"name": player} if isinstance(player, str) else player), "label": "agent"}, opponent],
                 "lineups": None if cfg.game == "tricks" else [lineup],
                 "seating": "rotations",
                 "games": games,

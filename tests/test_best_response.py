@@ -166,6 +166,8 @@ def test_the_quick_study_beats_first_legal_writes_its_report_and_reuses_finished
     assert "eval/win_rate_vs_first_legal" in events.Tags()["scalars"]
     text = (tmp_path / "exploitability.md").read_text()
     assert "**Quick variant**" in text and "**Sanity**" in text and "lower bound" in text
+    assert sanity["reference"]["policy"] == "heuristic" and sanity["reference"]["win_rate"] > 0.6  # about 0.65
+    assert "For scale: `heuristic` itself scores" in text
     for r in rows:  # the report's table is the data's
         assert f"| {r['win_rate']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}] |" in text
         assert Path(r["curve_png"]).is_file() and f"curves/{r['name']}.png" in text
