@@ -28,12 +28,78 @@ class IllegalActionError(ValueError):
 def dataclass_from_mapping(cls: type, data: Mapping[str, Any] | None, what: str) -> Any:
     """``cls(**data)`` for a config dataclass; an unknown key is a ``ValueError`` naming it
     and the allowed ones (``what`` says what the keys are, e.g. ``"config key(s)"``)."""
+    if data is not None and not isinstance(data, Mapping):
+        raise ValueError(f"expected a mapping of {what}, got {type(data).__name__}")
     data = dict(data or {})
     allowed = [f.name for f in dataclasses.fields(cls)]
-    unknown = sorted(set(data) - set(allowed))
+    unknown = sorted(str(k) for k in set(data) - set(allowed))  # str: YAML keys may be numbers
     if unknown:
         raise ValueError(f"unknown {what} {', '.join(unknown)}; allowed: {', '.join(allowed)}")
     return cls(**data)
+
+
+# ---------------------------------------------------------------------- reading untrusted values
+# Positions, records and stores are read from files people write or edit: each value is
+# checked for its type and range before it reaches a fixed-width array, so a mistake is a
+# ``ValueError`` naming the field and what is allowed (never an ``OverflowError`` or a value
+# silently read as something else).
+
+#: The range of a 64-bit random stream's seed and counter (``envs.rng``).
+UINT64_MAX = (1 << 64) - 1
+
+
+def shown_value(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` for an error message, cut when it is long (a huge integer, a long list)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long for repr (sys.get_int_max_str_digits)
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    return text if len(text) <= limit else f"{text[: limit - 12]}...({len(text)} characters)"
+
+
+def read_int(value: Any, what: str, low: int, high: int) -> int:
+    """``value`` as an ``int`` in ``low..high``: a bool, a float or a number out of range is a ``ValueError``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ValueError(f"{what} must be an integer from {low:,} to {high:,}, got {shown_value(value)}")
+    return int(value)
+
+
+def read_bool(value: Any, what: str) -> bool:
+    """``value`` as a ``bool``: only true or false (a string such as ``"abc"`` or a number is refused)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{what} must be true or false, got {shown_value(value)}")
+    return bool(value)
+
+
+def read_number(value: Any, what: str, low: float, high: float) -> float:
+    """``value`` as a finite ``float`` in ``[low, high]`` (NaN, infinities and bools are refused)."""
+    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.integer, np.floating))
+    if ok:
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond any float
+            ok = False
+        else:
+            ok = bool(np.isfinite(number)) and low <= number <= high
+    if not ok:
+        raise ValueError(f"{what} must be a finite number from {low:g} to {high:g}, got {shown_value(value)}")
+    return number
+
+
+def read_list(value: Any, what: str, length: int | None = None, of: str = "entries") -> list[Any]:
+    """``value`` as a list (a JSON array), of ``length`` items when given."""
+    if not isinstance(value, (list, tuple)) or (length is not None and len(value) != length):
+        wanted = f"be a list of {of}" if length is None else f"list {length} {of}"
+        raise ValueError(f"{what} must {wanted}, got {shown_value(value)}")
+    return list(value)
+
+
+def check_rng_state(state: Any, what: str = "rng") -> None:
+    """A position's random stream: ``{"game_seed": int, "counter": int}``, both in 0..2**64-1."""
+    if not isinstance(state, dict) or set(state) != {"game_seed", "counter"}:
+        raise ValueError(f"{what} must be {{'game_seed': int, 'counter': int}}, got {shown_value(state)}")
+    read_int(state["game_seed"], f"{what}.game_seed", 0, UINT64_MAX)
+    read_int(state["counter"], f"{what}.counter", 0, UINT64_MAX)
 
 
 class RulesBase:

@@ -12,6 +12,14 @@ is JSON lines, one object per line::
 The code is game-agnostic: a game is a package listed in ``GAMES`` exposing ``Engine``,
 ``Rules``, ``action_id``, ``action_name``, ``render_position`` and ``describe_turn``.
 
+Reading checks every line: each is a JSON object of a known type with exactly its keys, one
+header first, the moves, and at most one result line last. A mistake is a ``ValueError``
+naming the line and what is wrong: a move after the game has ended, a header whose player
+count contradicts its start position, a result line whose game has not ended, and (for
+``verify``) a game that ends with no result line. A record saved mid-game (Score Buddy's
+table sessions may save one) has no result line; ``show`` replays it and then reports that
+it ends before the game does, with exit code 1.
+
 Command line::
 
     python -m envs.records record --players 3 --seed 7 --out game.jsonl   # random play
@@ -33,15 +41,36 @@ from typing import Any
 import numpy as np
 
 from envs.atomic import write_atomically
+from envs.core import IllegalActionError, shown_value
 
 FORMAT_VERSION = 1
 GAMES = {"uno": "envs.uno", "tricks": "envs.uno_tricks"}
+#: The keys of each line type (``type`` included).
+LINE_KEYS = {
+    "header": {"type", "game", "version", "num_players", "rules", "start"},
+    "move": {"type", "player", "action"},
+    "result": {"type", "rewards"},
+}
 
 
 def game_module(game: str) -> ModuleType:
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; known: {', '.join(GAMES)}")
     return importlib.import_module(GAMES[game])
+
+
+def _check_version(version: Any) -> None:
+    if isinstance(version, bool) or version != FORMAT_VERSION:
+        raise ValueError(f"record format version {shown_value(version)}; this lab reads {FORMAT_VERSION}")
+
+
+def _finite_number(value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return bool(np.isfinite(float(value)))
+    except OverflowError:  # an integer beyond any float
+        return False
 
 
 @dataclass
@@ -54,6 +83,17 @@ class GameRecord:
     start: dict[str, Any]
     moves: list[tuple[int, str]] = field(default_factory=list)
     result: dict[str, Any] | None = None
+    #: Line numbers in the file read (1 is the header): of each move, and of the result line.
+    #: A record built in memory has none; its lines are numbered as :meth:`to_lines` writes them.
+    move_lines: list[int] = field(default_factory=list, compare=False, repr=False)
+    result_line: int | None = field(default=None, compare=False, repr=False)
+
+    def line_of_move(self, index: int) -> int:
+        """The line of move ``index`` (0-based) in the file it was read from, or as saved."""
+        return self.move_lines[index] if index < len(self.move_lines) else index + 2
+
+    def line_of_result(self) -> int:
+        return self.result_line if self.result_line is not None else len(self.moves) + 2
 
     def to_lines(self) -> list[str]:
         header = {
@@ -76,27 +116,91 @@ class GameRecord:
 
     @classmethod
     def from_lines(cls, lines: Sequence[str]) -> GameRecord:
-        rows = []
+        """Read a record's lines; every line is checked (see the module docstring)."""
+        rows: list[tuple[int, dict[str, Any]]] = []
         for n, line in enumerate(lines, start=1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as err:
-                    raise ValueError(f"line {n} is not JSON: {err}") from None
-        if not rows or rows[0].get("type") != "header":
-            raise ValueError("a game record starts with a header line")
-        head = rows[0]
-        if head.get("version") != FORMAT_VERSION:
-            raise ValueError(f"record format version {head.get('version')!r}; this lab reads {FORMAT_VERSION}")
-        record = cls(head["game"], head["num_players"], head["rules"], head["start"])
-        for n, row in enumerate(rows[1:], start=2):
-            if row.get("type") == "move":
-                record.moves.append((int(row["player"]), str(row["action"])))
-            elif row.get("type") == "result":
-                record.result = {k: v for k, v in row.items() if k != "type"}
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"line {n} is not JSON: {err}") from None
+            except (ValueError, RecursionError) as err:  # a huge integer, nesting too deep
+                raise ValueError(f"line {n} is not a usable JSON line: {err}") from None
+            if not rows and (not isinstance(row, dict) or row.get("type") != "header"):
+                raise ValueError(f"a game record starts with a header line; line {n} is {shown_value(row)}")
+            if not isinstance(row, dict):
+                raise ValueError(
+                    f"line {n} must be a JSON object with a 'type', got {type(row).__name__} {shown_value(row)}"
+                )
+            kind = row.get("type")
+            if not isinstance(kind, str) or kind not in LINE_KEYS:
+                raise ValueError(f"line {n}: unknown type {shown_value(kind)}; a line is one of {', '.join(LINE_KEYS)}")
+            if kind == "header" and "version" in row:  # another version may have other keys
+                _check_version(row["version"])
+            missing = sorted(LINE_KEYS[kind] - set(row))
+            unknown = sorted(str(k) for k in set(row) - LINE_KEYS[kind])
+            if missing or unknown:
+                raise ValueError(
+                    f"line {n}: a {kind} line has exactly the keys {', '.join(sorted(LINE_KEYS[kind]))}"
+                    + (f"; missing {', '.join(missing)}" if missing else "")
+                    + (f"; unknown {', '.join(unknown)}" if unknown else "")
+                )
+            rows.append((n, row))
+        if not rows:
+            raise ValueError("a game record starts with a header line; this one is empty")
+        record = cls._from_header(*rows[0])
+        for n, row in rows[1:]:
+            kind = row["type"]
+            if kind == "header":
+                raise ValueError(f"line {n}: a second header line (a record holds one game)")
+            if record.result is not None:
+                raise ValueError(f"line {n}: a {kind} line after the result line (line {record.result_line})")
+            if kind == "move":
+                player, action = row["player"], row["action"]
+                if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < record.num_players:
+                    raise ValueError(
+                        f"line {n}: player must be a seat 0..{record.num_players - 1}, got {shown_value(player)}"
+                    )
+                if not isinstance(action, str):
+                    raise ValueError(f"line {n}: action must be an action name (a string), got {shown_value(action)}")
+                record.moves.append((player, action))
+                record.move_lines.append(n)
             else:
-                raise ValueError(f"record line {n}: unknown type {row.get('type')!r}")
+                rewards = row["rewards"]
+                if (
+                    not isinstance(rewards, list)
+                    or len(rewards) != record.num_players
+                    or not all(_finite_number(r) for r in rewards)
+                ):
+                    raise ValueError(
+                        f"line {n}: rewards must list {record.num_players} finite numbers (one per seat), "
+                        f"got {shown_value(rewards)}"
+                    )
+                record.result = {"rewards": [float(r) for r in rewards]}
+                record.result_line = n
         return record
+
+    @classmethod
+    def _from_header(cls, n: int, head: dict[str, Any]) -> GameRecord:
+        game = head["game"]
+        if not isinstance(game, str) or game not in GAMES:
+            raise ValueError(f"line {n}: unknown game {shown_value(game)}; known: {', '.join(GAMES)}")
+        players, rules, start = head["num_players"], head["rules"], head["start"]
+        if isinstance(players, bool) or not isinstance(players, int) or players < 1:
+            raise ValueError(f"line {n}: num_players must be the table size (an integer), got {shown_value(players)}")
+        if not isinstance(rules, dict):
+            raise ValueError(f"line {n}: rules must be a mapping of rules options, got {shown_value(rules)}")
+        if not isinstance(start, dict):
+            raise ValueError(f"line {n}: start must be a position (a JSON object), got {shown_value(start)}")
+        table_size = game_module(game).Engine.table_size
+        start_players = start.get("num_players", table_size)
+        if start_players is not None and start_players != players:
+            raise ValueError(
+                f"line {n}: the header says num_players {players}, its start position "
+                f"{shown_value(start_players)}: a record is one game at one table"
+            )
+        return cls(game, players, rules, start)
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
@@ -113,29 +217,80 @@ class Turn:
     done: bool
 
 
-def replay(record: GameRecord) -> Iterator[Turn]:
-    """Step a record's moves from its start position; refuses a move the rules forbid or out of turn."""
+def start_engine(record: GameRecord) -> tuple[ModuleType, Any]:
+    """The game module and a one-game engine at the record's start position (line 1 checked)."""
     module = game_module(record.game)
-    rules = module.Rules.from_dict(record.rules)
-    eng = module.Engine.from_positions([record.start], rules=rules, auto_reset=False)
+    try:
+        rules = module.Rules.from_dict(record.rules)
+        eng = module.Engine.from_positions([record.start], rules=rules, auto_reset=False)
+    except ValueError as err:
+        raise ValueError(f"line 1: {err}") from None
+    if eng.num_players != record.num_players:
+        raise ValueError(
+            f"line 1: the header says num_players {record.num_players}, its start position is a game of "
+            f"{eng.num_players}: a record is one game at one table"
+        )
+    return module, eng
+
+
+def replay(record: GameRecord) -> Iterator[Turn]:
+    """Step a record's moves from its start position; refuses a move the rules forbid, out of
+    turn, or after the game has ended, naming its line."""
+    module, eng = start_engine(record)
+    ended_at = 1 if int(eng.phase[0]) == eng.over_phase else None  # a start position already over
     for index, (player, action) in enumerate(record.moves):
+        line = record.line_of_move(index)
+        if ended_at is not None:
+            where = "in its start position" if ended_at == 1 else f"at line {ended_at}"
+            raise ValueError(f"line {line}: move {index} comes after the game has ended ({where})")
         before = eng.position(0)
         if int(eng.current_player[0]) != player:
-            raise ValueError(f"move {index}: the record says P{player} acts, the game says P{before['current_player']}")
-        _, _, rewards, done = eng.step(np.array([module.action_id(action)]))
+            raise ValueError(
+                f"line {line}: move {index}: the record says P{player} acts, the game says P{before['current_player']}"
+            )
+        try:
+            _, _, rewards, done = eng.step(np.array([module.action_id(action)]))
+        except IllegalActionError as err:
+            raise IllegalActionError(f"line {line}: move {index}: {err}") from None
+        except ValueError as err:
+            raise ValueError(f"line {line}: move {index}: {err}") from None
+        if done[0]:
+            ended_at = line
         yield Turn(index, player, action, before, rewards[0].tolist(), bool(done[0]))
 
 
-def verify(record: GameRecord) -> Turn | None:
-    """Replay to the end and check it reproduces the recorded result; returns the last turn."""
+def verify(record: GameRecord, complete: bool = False) -> Turn | None:
+    """Replay to the end and check it reproduces the recorded result; returns the last turn.
+
+    A game that ends without a result line is refused (the record was cut short); so is one
+    that has not ended when ``complete`` (a record of a game still being played has no result
+    line: ``complete=False`` accepts it).
+    """
     last = None
     for last in replay(record):  # noqa: B007
         pass
+    ended = last.done if last is not None else False
     if record.result is not None:
-        if last is None or not last.done:
-            raise ValueError("the replay did not reach the end of the game the record reports")
+        if not ended:
+            raise ValueError(
+                f"line {record.line_of_result()}: a result line, but the replay did not reach the end of the game"
+            )
         if not np.allclose(last.rewards, record.result["rewards"]):
-            raise ValueError(f"replayed rewards {last.rewards} differ from recorded {record.result['rewards']}")
+            raise ValueError(
+                f"line {record.line_of_result()}: replayed rewards {last.rewards} differ from recorded "
+                f"{record.result['rewards']}"
+            )
+    elif ended:
+        raise ValueError(
+            f"the record has no result line: the game ends at line {record.line_of_move(last.index)} "
+            "(the record was cut short)"
+        )
+    elif complete:
+        last_line = record.line_of_move(last.index) if last is not None else 1
+        raise ValueError(
+            f"the record ends before the game does: no result line, and the game goes on after line {last_line} "
+            "(a record cut short, or saved mid-game)"
+        )
     return last
 
 
@@ -240,16 +395,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         record = GameRecord.load(args.path)
-        module = game_module(record.game)
+        module, eng = start_engine(record)
         print(f"{record.game}: {record.num_players} players, rules {record.rules}")
-        print(module.render_position(record.start))
+        print(module.render_position(eng.position(0)))
         last = None
         for last in replay(record):
             if args.full:
                 print(module.render_position(last.before))
             print(module.describe_turn(last.index, last.player, last.action, last.before))
-        verify(record)
-    except (OSError, ValueError, KeyError) as err:
+        verify(record, complete=True)
+    except (OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     if last is not None and last.done:

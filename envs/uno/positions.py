@@ -9,26 +9,36 @@ more often than in the 108-card deck.
 Keys (required first; the others default as shown)::
 
     num_players      2..10
-    hands            list per seat of card names, e.g. [["R7", "W"], ["GS", "Y+2"]]
+    hands            list per seat of card names, e.g. [["R7", "W"], ["GS", "Y+2"]]; no
+                     hand is empty until the hand is over (phase "over")
     draw_pile        card names, top card first (draws take them in this order)
     discard_pile     card names, top card last (must not be empty)
-    colour           colour in force "R"/"Y"/"G"/"B"; null only in phase "colour"
+    colour           colour in force "R"/"Y"/"G"/"B" (a coloured top card's own colour;
+                     a Wild's named colour); null only in phase "colour"
     direction        +1 (seat order) or -1
     current_player   seat to act
     phase            "play", "drawn", "challenge", "uno", "colour" (or "over")
-    scores           match points per seat                          [0, ...]
-    pending_draw     stacked Draw Two cards to draw (stacking rules) 0
+    scores           match points per seat, 0..target_score + 1240    [0, ...]
+    pending_draw     stacked Draw Two cards to draw (stacking rules),
+                     2 per Draw Two: an even number 0..16              0
     drawn_card       the card just drawn, in phase "drawn"           null
     challenge        in phase "challenge": {"player": seat that played the Wild Draw
                      Four, "previous_colour": colour in force before it, "guilty":
                      whether that player held a card of that colour}    null
-    uno_declared     per seat: declared UNO and not played since        all false
-    revealed         {"to": seat, "player": seat, "hand": [...]}: a hand shown by a
-                     challenge, until the viewer's next decision        null
-    hand_number      hands played before this one in the match          0
+    uno_declared     per seat: declared UNO and not played since (true/false)  all false
+    revealed         {"to": seat, "player": seat, "hand": [...]}: the hand of the Wild Draw
+                     Four's player (next to the challenger) as it was when challenged,
+                     shown to the challenger until its next decision; the shown player
+                     may have drawn or played since, so it need not be the hand held now,
+                     but it is never empty and holds only cards of this game   null
+    hand_number      hands played before this one in the match, 0..10**9  0
     hand_starter     first player of the current hand                   0
-    match_rewards    points reward summed over the match so far         [0.0, ...]
-    rng              {"game_seed": int, "counter": int}             from the seed
+    match_rewards    points reward summed over the match so far: finite numbers,
+                     at most 1240 per hand played (hand_number + 1) either way   [0.0, ...]
+    rng              {"game_seed": int, "counter": int}, both 0..2**64-1   from the seed
+
+Every value is checked for its type and range: a mistake is a ``ValueError`` naming the key
+and what is allowed (booleans are true/false, never strings or numbers).
 """
 
 from __future__ import annotations
@@ -42,6 +52,8 @@ from envs.cards import (
     DECK_SIZE,
     KIND_DRAW_TWO,
     NUM_CARD_TYPES,
+    TYPE_COLOUR,
+    TYPE_COPIES,
     TYPE_KIND,
     TYPE_NAMES,
     WILD,
@@ -52,9 +64,11 @@ from envs.cards import (
     colour_index,
     names_from_counts,
 )
-from envs.positions import check_keys, read_count, read_rng, read_seat, rng_state
+from envs.core import check_rng_state, read_bool, read_int, read_list, read_number, shown_value
+from envs.positions import check_keys, read_rng, read_seat, rng_state
 from envs.uno.engine import PHASE_NAMES, UnoEngine
 from envs.uno.kernel import holds_colour, playable
+from envs.uno.observation import DECK_POINTS
 
 REQUIRED = ("num_players", "hands", "draw_pile", "discard_pile", "colour", "direction", "current_player", "phase")
 OPTIONAL = (
@@ -70,6 +84,10 @@ OPTIONAL = (
     "match_rewards",
     "rng",
 )
+#: Most hands a position's match may have played (``hand_number``): far more than any match needs.
+MAX_HAND_NUMBER = 10**9
+#: Stacked Draw Twos: 2 cards each, and the deck has 8.
+MAX_PENDING_DRAW = 2 * int(TYPE_COPIES[TYPE_KIND == KIND_DRAW_TWO].sum())
 
 
 def position_of(eng: UnoEngine, i: int) -> dict[str, Any]:
@@ -116,11 +134,48 @@ def position_of(eng: UnoEngine, i: int) -> dict[str, Any]:
 
 def _cards(value: Any, what: str) -> list[int]:
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"{what} must be a list of card names, got {value!r}")
+        raise ValueError(f"{what} must be a list of card names, got {shown_value(value)}")
     try:
         return [card_type(c) for c in value]
     except ValueError as err:
         raise ValueError(f"{what}: {err}") from None
+
+
+def _check_revealed(
+    revealed: Any, P: int, hand_counts: np.ndarray, pile_counts: np.ndarray
+) -> tuple[np.ndarray, int, int]:
+    """The hand a challenge showed: ``(cards, to, player)``, refused when no challenge can have shown it."""
+    if not isinstance(revealed, dict) or set(revealed) != {"to", "player", "hand"}:
+        raise ValueError(
+            f"revealed must be {{'to': seat, 'player': seat, 'hand': [cards]}}, got {shown_value(revealed)}"
+        )
+    to = read_seat(revealed["to"], P, "revealed.to")
+    player = read_seat(revealed["player"], P, "revealed.player")
+    if (player - to) % P not in (1, P - 1):
+        raise ValueError(
+            f"revealed.player must sit next to revealed.to ({to}): a challenge shows the hand of the player "
+            f"who played the Wild Draw Four, the seat before the challenger; got {player}"
+        )
+    shown = np.bincount(_cards(revealed["hand"], "revealed.hand"), minlength=NUM_CARD_TYPES)
+    if not shown.sum():
+        raise ValueError("revealed.hand is empty: the challenged player still held a card (else the hand was over)")
+    # The shown cards and the challenged Wild Draw Four are cards of this game (no hand has been
+    # dealt since the challenge, or the reveal would be gone). The shown player may have played
+    # or drawn since, so the cards need not be in that hand now.
+    needed = shown.copy()
+    needed[WILD_DRAW_FOUR] += 1
+    in_game = hand_counts.sum(axis=0) + pile_counts
+    missing = np.flatnonzero(needed > in_game)
+    if missing.size:
+        detail = ", ".join(
+            f"{TYPE_NAMES[t]} x{int(needed[t])}" + (" (with the challenged W+4)" if t == WILD_DRAW_FOUR else "")
+            for t in missing
+        )
+        raise ValueError(
+            f"revealed.hand shows cards this game does not hold: {detail}; the game has "
+            + ", ".join(f"{TYPE_NAMES[t]} x{int(in_game[t])}" for t in missing)
+        )
+    return shown, to, player
 
 
 def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
@@ -128,12 +183,12 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     check_keys(pos, REQUIRED, OPTIONAL, "uno", "classic UNO")
     P = eng.num_players
     if pos["num_players"] != P:
-        raise ValueError(f"num_players {pos['num_players']} differs from position 0's {P}: one engine, one table size")
+        raise ValueError(
+            f"num_players {shown_value(pos['num_players'])} differs from position 0's {P}: one engine, one table size"
+        )
     rules = eng.rules
 
-    hands = pos["hands"]
-    if not isinstance(hands, (list, tuple)) or len(hands) != P:
-        raise ValueError(f"hands must list {P} hands (one per seat)")
+    hands = read_list(pos["hands"], "hands", P, "hands (one per seat)")
     hand_counts = np.zeros((P, NUM_CARD_TYPES), np.int64)
     for p, hand in enumerate(hands):
         np.add.at(hand_counts[p], _cards(hand, f"hands[{p}]"), 1)
@@ -141,15 +196,23 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     discard = _cards(pos["discard_pile"], "discard_pile")
     if not discard:
         raise ValueError("discard_pile must hold at least its top card")
-    total = hand_counts.sum(axis=0) + np.bincount(draw + discard, minlength=NUM_CARD_TYPES)
+    pile_counts = np.bincount(draw + discard, minlength=NUM_CARD_TYPES)
+    total = hand_counts.sum(axis=0) + pile_counts
     check_within_deck(total, "hands, draw pile and discard pile together")
 
     phase_name = pos["phase"]
-    if phase_name not in PHASE_NAMES:
-        raise ValueError(f"phase {phase_name!r} is not one of {', '.join(PHASE_NAMES)}")
+    if not isinstance(phase_name, str) or phase_name not in PHASE_NAMES:
+        raise ValueError(f"phase {shown_value(phase_name)} is not one of {', '.join(PHASE_NAMES)}")
     phase = PHASE_NAMES.index(phase_name)
     if phase_name == "over" and eng.auto_reset:
         raise ValueError("phase 'over' (a finished game) loads only with auto_reset=False")
+    if phase_name != "over":
+        empty = [p for p in range(P) if hand_counts[p].sum() == 0]
+        if empty:
+            raise ValueError(
+                f"hands[{empty[0]}] is empty in phase '{phase_name}': a hand ends when a player plays its last "
+                "card, so every player holds a card until phase 'over'"
+            )
     top = discard[-1]
     colour_value = pos["colour"]
     if phase_name == "colour":
@@ -159,13 +222,23 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     else:
         if colour_value is None:
             raise ValueError("colour must be R, Y, G or B (null only in phase 'colour')")
+        if not isinstance(colour_value, str):
+            raise ValueError(f"colour must be R, Y, G or B, got {shown_value(colour_value)}")
         colour = colour_index(colour_value)
+        if TYPE_COLOUR[top] >= 0 and colour != TYPE_COLOUR[top]:
+            raise ValueError(
+                f"colour {colour_value} differs from the top card {card_name(top)}: the colour in force is "
+                f"{COLOURS[TYPE_COLOUR[top]]} (only a Wild or Wild Draw Four on top names another colour)"
+            )
     direction = pos["direction"]
-    if direction not in (1, -1) or isinstance(direction, bool):
-        raise ValueError(f"direction must be 1 or -1, got {direction!r}")
+    if isinstance(direction, bool) or not isinstance(direction, (int, np.integer)) or direction not in (1, -1):
+        raise ValueError(f"direction must be 1 or -1, got {shown_value(direction)}")
+    direction = int(direction)
     current = read_seat(pos["current_player"], P, "current_player")
 
-    pending = read_count(pos.get("pending_draw", 0), "pending_draw")
+    pending = read_int(pos.get("pending_draw", 0), "pending_draw", 0, MAX_PENDING_DRAW)
+    if pending % 2:
+        raise ValueError(f"pending_draw must be even (2 cards per stacked Draw Two), got {pending}")
     if pending and (not rules.stacking or phase_name not in ("play", "uno") or TYPE_KIND[top] != KIND_DRAW_TWO):
         raise ValueError("pending_draw > 0 needs the stacking rule, phase 'play' or 'uno' and a Draw Two on top")
 
@@ -174,11 +247,13 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     if phase_name == "drawn":
         if drawn is None:
             raise ValueError("phase 'drawn' needs drawn_card")
-        drawn_type = card_type(drawn)
+        drawn_type = _cards([drawn], "drawn_card")[0]
         if hand_counts[current, drawn_type] == 0:
-            raise ValueError(f"drawn_card {drawn} is not in the hand of player {current}")
+            raise ValueError(f"drawn_card {card_name(drawn_type)} is not in the hand of player {current}")
         if not playable(drawn_type, top, colour, 0):
-            raise ValueError(f"drawn_card {drawn} cannot be played on {card_name(top)} (colour {colour_value})")
+            raise ValueError(
+                f"drawn_card {card_name(drawn_type)} cannot be played on {card_name(top)} (colour {colour_value})"
+            )
     elif drawn is not None:
         raise ValueError("drawn_card is only set in phase 'drawn'")
 
@@ -189,20 +264,28 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     if phase_name == "challenge" or (phase_name == "uno" and top == WILD_DRAW_FOUR):
         if top != WILD_DRAW_FOUR:
             raise ValueError("phase 'challenge' needs a Wild Draw Four on top of the discard pile")
-        if not isinstance(challenge, dict) or "previous_colour" not in challenge:
+        if (
+            not isinstance(challenge, dict)
+            or "previous_colour" not in challenge
+            or not set(challenge) <= {"player", "previous_colour", "guilty"}
+        ):
             raise ValueError(
                 f"phase '{phase_name}' after a Wild Draw Four needs "
-                "challenge = {'previous_colour': ..., 'guilty': ...}"
+                "challenge = {'player': seat, 'previous_colour': ..., 'guilty': true/false}, "
+                f"got {shown_value(challenge)}"
             )
-        challenge_colour = colour_index(challenge["previous_colour"])
+        previous = challenge["previous_colour"]
+        if not isinstance(previous, str):
+            raise ValueError(f"challenge.previous_colour must be R, Y, G or B, got {shown_value(previous)}")
+        challenge_colour = colour_index(previous)
         bluffer = current if phase_name == "uno" else (current - direction) % P
-        if "player" in challenge and challenge["player"] != bluffer:
+        if "player" in challenge and read_seat(challenge["player"], P, "challenge.player") != bluffer:
             raise ValueError(
                 f"challenge.player must be {bluffer}: the player who just played the Wild Draw Four "
                 "(in phase 'challenge' the seat before the current player, in phase 'uno' the current one)"
             )
         if "guilty" in challenge:
-            guilty = bool(challenge["guilty"])
+            guilty = read_bool(challenge["guilty"], "challenge.guilty")
         else:  # derive it from the hand as it is now
             guilty = bool(holds_colour(hand_counts[bluffer], challenge_colour))
     elif challenge is not None:
@@ -210,25 +293,27 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     if phase_name == "uno" and hand_counts[current].sum() != 1:
         raise ValueError("phase 'uno' follows playing the second-to-last card: the current player holds 1 card")
 
-    scores = pos.get("scores", [0] * P)
-    if len(scores) != P or any(isinstance(s, bool) or not isinstance(s, int) for s in scores):
-        raise ValueError(f"scores must list {P} integers")
-    declared = pos.get("uno_declared", [False] * P)
-    if len(declared) != P:
-        raise ValueError(f"uno_declared must list {P} booleans")
-    match_rewards = pos.get("match_rewards", [0.0] * P)
-    if len(match_rewards) != P:
-        raise ValueError(f"match_rewards must list {P} numbers")
+    most = rules.target_score + DECK_POINTS
+    scores = read_list(pos.get("scores", [0] * P), "scores", P, f"integers (one per seat, 0..{most:,})")
+    scores = [read_int(x, f"scores[{p}]", 0, most) for p, x in enumerate(scores)]
+    declared = read_list(pos.get("uno_declared", [False] * P), "uno_declared", P, "booleans (one per seat)")
+    declared = [read_bool(x, f"uno_declared[{p}]") for p, x in enumerate(declared)]
+    hand_number = read_int(pos.get("hand_number", 0), "hand_number", 0, MAX_HAND_NUMBER)
+    # A hand moves each seat's points reward by at most the deck's points; the hand being
+    # played counts once the match is over (its rewards are added, the hand number is not).
+    reach = float((hand_number + 1) * DECK_POINTS)
+    match_rewards = read_list(pos.get("match_rewards", [0.0] * P), "match_rewards", P, "numbers (one per seat)")
+    match_rewards = [read_number(x, f"match_rewards[{p}]", -reach, reach) for p, x in enumerate(match_rewards)]
+    hand_starter = read_seat(pos.get("hand_starter", 0), P, "hand_starter")
+    if pos.get("rng") is not None:
+        check_rng_state(pos["rng"])
 
     revealed = pos.get("revealed")
     if revealed is not None:
-        if not isinstance(revealed, dict) or not {"to", "player", "hand"} <= set(revealed):
-            raise ValueError("revealed must be {'to': seat, 'player': seat, 'hand': [cards]}")
-        shown = np.bincount(_cards(revealed["hand"], "revealed.hand"), minlength=NUM_CARD_TYPES)
-        check_within_deck(shown, "revealed.hand")
+        shown, revealed_to, revealed_from = _check_revealed(revealed, P, hand_counts, pile_counts)
         eng.revealed_hand[j] = shown
-        eng.revealed_to[j] = read_seat(revealed["to"], P, "revealed.to")
-        eng.revealed_from[j] = read_seat(revealed["player"], P, "revealed.player")
+        eng.revealed_to[j] = revealed_to
+        eng.revealed_from[j] = revealed_from
 
     eng.hands[j] = hand_counts
     eng.hand_size[j] = hand_counts.sum(axis=1)
@@ -247,10 +332,10 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     eng.drawn_card[j] = drawn_type
     eng.challenge_colour[j] = challenge_colour
     eng.challenge_guilty[j] = guilty
-    eng.uno_declared[j] = [bool(x) for x in declared]
+    eng.uno_declared[j] = declared
     eng.scores[j] = scores
-    eng.match_rewards[j] = [float(x) for x in match_rewards]
-    eng.hand_number[j] = int(pos.get("hand_number", 0))
-    eng.hand_starter[j] = read_seat(pos.get("hand_starter", 0), P, "hand_starter")
+    eng.match_rewards[j] = match_rewards
+    eng.hand_number[j] = hand_number
+    eng.hand_starter[j] = hand_starter
     read_rng(eng, j, pos)
     assert len(draw) + len(discard) <= DECK_SIZE

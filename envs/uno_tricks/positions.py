@@ -8,7 +8,10 @@ the engine always carry full names. A position may hold part of the deck.
 
 Keys (required first; the others default as shown)::
 
-    hands            per seat, its number cards             [["R7", "G0", ...], ...] x4
+    hands            per seat, its number cards             [["R7", "G0", ...], ...] x4;
+                     with exchange_returns "drawn" (hand sizes never change) a seat holds
+                     at most 11 - trick, one fewer once it has laid this trick (plus
+                     returns_left while it puts cards back); with "two" hands may grow
     specials         per seat, its special cards            [["Y+2", "W"], ...] x4
     number_pile      number cards, top first
     special_pile     special cards, top first
@@ -19,13 +22,17 @@ Keys (required first; the others default as shown)::
     leader           seat that led this trick
     current_player   seat to act
     phase            "lay", "draw", "return", "swap" (or "over")
-    trick            trick number, from 1                                    1
-    annulled         a Skip was laid this trick                              false
+    trick            trick number, from 1 (at most 10**6; ten tricks with "drawn")   1
+    annulled         a Skip was laid this trick (true/false)                 false
     draw_limit       phase draw: 2 after a +2, 4 after a +4     from the table
-    returns_left     phase return: number cards still to put back            0
+    returns_left     phase return: number cards still to put back (1..4 with "drawn",
+                     1..2 with "two")                                        0
     points_piles     per team (A: seats 0+2, B: 1+3), the cards it took       [[], []]
     points           per team, checked against points_piles             derived
-    rng              {"game_seed": int, "counter": int}                 from the seed
+    rng              {"game_seed": int, "counter": int}, both 0..2**64-1   from the seed
+
+Every value is checked for its type and range: a mistake is a ``ValueError`` naming the key
+and what is allowed (booleans are true/false, never strings or numbers).
 """
 
 from __future__ import annotations
@@ -47,11 +54,12 @@ from envs.cards import (
     card_type,
     check_within_deck,
 )
-from envs.positions import check_keys, read_count, read_rng, read_seat, rng_state
+from envs.core import check_rng_state, read_bool, read_int, read_list, shown_value
+from envs.positions import check_keys, read_rng, read_seat, rng_state
 from envs.uno_tricks.engine import PHASE_NAMES, TricksEngine
 from envs.uno_tricks.kernel import NUMBER_TYPE_IDS, SPECIAL_TYPE_IDS
-from envs.uno_tricks.observation import SPECIAL_NAMES
-from envs.uno_tricks.rules import NUM_PLAYERS
+from envs.uno_tricks.observation import FIELDS, SPECIAL_NAMES
+from envs.uno_tricks.rules import NUM_PLAYERS, NUMBERS_DEALT
 
 REQUIRED = ("hands", "specials", "number_pile", "special_pile", "table", "leader", "current_player", "phase")
 OPTIONAL = (
@@ -66,6 +74,9 @@ OPTIONAL = (
     "rng",
 )
 _SPECIAL_ALIASES = {name.upper(): i for i, name in enumerate(SPECIAL_NAMES)}
+#: Most tricks a game may have played: the observation's bound (the literal exchange rule
+#: has no fixed end; with ``exchange_returns="drawn"`` a game has ten).
+MAX_TRICK = int(FIELDS["trick"].high)
 
 
 def _names(types: Sequence[int] | np.ndarray) -> list[str]:
@@ -160,14 +171,18 @@ class _CardNames:
 def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
     """Set game ``j`` of ``eng`` to ``pos``, refusing anything inconsistent."""
     check_keys(pos, REQUIRED, OPTIONAL, "tricks", "the trick game")
-    if pos.get("num_players", NUM_PLAYERS) != NUM_PLAYERS:
-        raise ValueError("the trick game is for exactly 4 players")
+    num_players = pos.get("num_players", NUM_PLAYERS)
+    if isinstance(num_players, bool) or num_players != NUM_PLAYERS:
+        raise ValueError(
+            f"num_players must be 4: the trick game is for exactly 4 players, got {shown_value(num_players)}"
+        )
     for key, size in (("hands", NUM_PLAYERS), ("specials", NUM_PLAYERS), ("table", NUM_PLAYERS)):
         if not isinstance(pos[key], (list, tuple)) or len(pos[key]) != size:
-            raise ValueError(f"{key} must list {size} entries, one per seat")
+            raise ValueError(f"{key} must list {size} entries, one per seat, got {shown_value(pos[key])}")
     piles = pos.get("points_piles", [[], []])
     if not isinstance(piles, (list, tuple)) or len(piles) != 2:
-        raise ValueError("points_piles must list 2 piles (team A, team B)")
+        raise ValueError(f"points_piles must list 2 piles (team A, team B), got {shown_value(piles)}")
+    drawn_returns = eng.rules.exchange_returns == "drawn"
 
     names = _CardNames()
     hands = [names.add(pos["hands"][p], f"hands[{p}]", True) for p in range(NUM_PLAYERS)]
@@ -182,7 +197,10 @@ def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
             continue
         where = f"table[{seat}]"
         if not isinstance(entry, dict) or "card" not in entry:
-            raise ValueError(f"{where} must be null or {{'card': ..., 'forced': ..., 'added': ..., 'specials': [...]}}")
+            raise ValueError(
+                f"{where} must be null or {{'card': ..., 'forced': ..., 'added': ..., 'specials': [...]}}, "
+                f"got {shown_value(entry)}"
+            )
         extra = set(entry) - {"card", "forced", "added", "specials", "laid_by"}
         if extra:
             raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(extra))}")
@@ -191,15 +209,16 @@ def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
         added_slot = None if added is None else names.add([added], f"{where}.added", True)[0]
         laid_specials = names.add(entry.get("specials", []), f"{where}.specials", False)
         laid_by = read_seat(entry.get("laid_by", seat), NUM_PLAYERS, f"{where}.laid_by")
-        table.append((card, bool(entry.get("forced", False)), added_slot, laid_specials, laid_by))
+        forced = read_bool(entry.get("forced", False), f"{where}.forced")
+        table.append((card, forced, added_slot, laid_specials, laid_by))
     types = names.resolve()
 
     def counts(slots: list[int]) -> np.ndarray:
         return np.bincount([types[s] for s in slots], minlength=NUM_CARD_TYPES)
 
     phase_name = pos["phase"]
-    if phase_name not in PHASE_NAMES:
-        raise ValueError(f"phase {phase_name!r} is not one of {', '.join(PHASE_NAMES)}")
+    if not isinstance(phase_name, str) or phase_name not in PHASE_NAMES:
+        raise ValueError(f"phase {shown_value(phase_name)} is not one of {', '.join(PHASE_NAMES)}")
     if phase_name == "over" and eng.auto_reset:
         raise ValueError("phase 'over' (a finished game) loads only with auto_reset=False")
     leader = read_seat(pos["leader"], NUM_PLAYERS, "leader")
@@ -235,36 +254,63 @@ def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
         raise ValueError(f"phase '{phase_name}' follows the current player's card: table[{current}] is empty")
     if phase_name == "draw":
         limits = {2: KIND_DRAW_TWO, 4: KIND_WILD_DRAW_FOUR}
-        draw_limit = read_count(pos.get("draw_limit", 4 if limits[4] in own_specials else 2), "draw_limit")
+        draw_limit = read_int(pos.get("draw_limit", 4 if limits[4] in own_specials else 2), "draw_limit", 2, 4)
         if draw_limit not in limits or limits[draw_limit] not in own_specials or len(own_specials) != 1:
             raise ValueError("phase 'draw' follows a +2 (draw_limit 2) or a +4 (draw_limit 4) laid alone")
-    elif pos.get("draw_limit", 0):
+    elif read_int(pos.get("draw_limit", 0), "draw_limit", 0, 4):
         raise ValueError("draw_limit is only set in phase 'draw'")
+    # Cards still to put back: as many as were drawn (at most 4) or exactly two (the literal rule).
+    most_returns = 4 if drawn_returns else 2
     if phase_name == "return":
-        returns_left = read_count(pos.get("returns_left", 0), "returns_left")
-        if not 1 <= returns_left <= numbers_held[current]:
-            raise ValueError(f"phase 'return' needs 1 <= returns_left <= the {numbers_held[current]} number cards held")
-    elif pos.get("returns_left", 0):
+        returns_left = read_int(pos.get("returns_left", 0), "returns_left", 1, most_returns)
+        if returns_left > numbers_held[current]:
+            raise ValueError(f"phase 'return' needs returns_left <= the {numbers_held[current]} number cards held")
+    elif read_int(pos.get("returns_left", 0), "returns_left", 0, most_returns):
         raise ValueError("returns_left is only set in phase 'return'")
     if phase_name == "swap":
         others = [s for s in range(NUM_PLAYERS) if s != current and eng.table_card[j, s] >= 0]
         if KIND_REVERSE not in own_specials or not others:
             raise ValueError("phase 'swap' follows a Reverse, with another card on the table")
 
+    # The trick count: ten tricks when hand sizes never change (the hand sizes below keep a
+    # live game within them), the observation's bound under the literal rule, where hands
+    # grow and shrink. A finished game may come from either rule.
+    trick = read_int(pos.get("trick", 1), "trick", 1, MAX_TRICK)
+    if drawn_returns:
+        # Every seat is dealt ten number cards and lays one per trick; an exchange puts back as
+        # many as it drew, so a seat holds at most 11 - trick, one fewer once it has laid,
+        # plus the cards still to put back.
+        for seat in range(NUM_PLAYERS):
+            laid = int(eng.table_card[j, seat] >= 0)
+            limit = NUMBERS_DEALT + 1 - trick - laid + (returns_left if seat == current else 0)
+            if numbers_held[seat] > max(limit, 0):
+                raise ValueError(
+                    f"hands[{seat}] holds {int(numbers_held[seat])} number cards; at trick {trick} a seat holds at "
+                    f"most {max(limit, 0)} ({NUMBERS_DEALT} dealt, one laid per trick"
+                    + (", this trick's already" if laid else "")
+                    + (f", {returns_left} still to put back" if returns_left and seat == current else "")
+                    + "): with exchange_returns 'drawn' hand sizes never change"
+                )
+    annulled = read_bool(pos.get("annulled", False), "annulled")
+    if pos.get("rng") is not None:
+        check_rng_state(pos["rng"])
+
     eng.hands[j] = hand_counts
     eng.numbers.set(j, [types[s] for s in number_pile])
     eng.specials.set(j, [types[s] for s in special_pile])
     eng.points_piles[j] = np.stack([counts(team_piles[t]) for t in range(2)])
     eng._sync_summaries(np.array([j]))
-    if "points" in pos and list(pos["points"]) != eng.points[j].tolist():
-        raise ValueError(f"points {pos['points']} differ from the points piles' {eng.points[j].tolist()}")
+    if "points" in pos:
+        points = read_list(pos["points"], "points", 2, "integers (team A, team B)")
+        if any(isinstance(x, bool) for x in points) or points != eng.points[j].tolist():
+            raise ValueError(
+                f"points {shown_value(pos['points'])} differ from the points piles' {eng.points[j].tolist()}"
+            )
     eng.leader[j] = leader
     eng.current[j] = current
     eng.phase[j] = PHASE_NAMES.index(phase_name)
-    eng.trick[j] = read_count(pos.get("trick", 1), "trick")
-    if eng.trick[j] < 1:
-        raise ValueError("trick counts from 1")
-    eng.annulled[j] = bool(pos.get("annulled", False))
+    eng.trick[j] = trick
+    eng.annulled[j] = annulled
     eng.draw_limit[j] = draw_limit
     eng.returns_left[j] = returns_left
     read_rng(eng, j, pos)
