@@ -131,7 +131,7 @@ class PPOConfig:
 
     def check(self) -> None:
         """Refuse an impossible config with the reason, before anything runs."""
-        if self.game not in GAME_MODULES:
+        if not isinstance(self.game, str) or self.game not in GAME_MODULES:
             raise ValueError(f"game must be one of {', '.join(GAME_MODULES)}, got {self.game!r}")
         module = importlib.import_module(GAME_MODULES[self.game])
         module.Rules.from_dict(self.rules).check_players(self.players)

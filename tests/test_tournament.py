@@ -143,7 +143,7 @@ def test_wilson_interval_matches_scipy():
         (["rules.stackin=true"], "unknown UnoRules option\\(s\\) stackin"),
         (["policies=[{name: heuristic, bluf: 1}, random]"], "unknown parameter\\(s\\) bluf for uno policy 'heuristic'"),
         (["lineups=[[random, random]]", "players=2"], "at least two different entrants"),
-        (["games=0"], "games must be a positive integer"),
+        (["games=0"], "games must be an integer from 1 to 100,000,000"),
         (["policies=[random, random]"], "share the label\\(s\\) random"),
     ],
 )

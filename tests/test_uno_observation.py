@@ -67,7 +67,7 @@ def test_hidden_information_does_not_leak():
 
 
 def test_drawn_card_pending_draw_and_phase_are_visible():
-    view = obs_of(position([["B1", "B2"], ["Y1"]], top="R5", phase="drawn", drawn_card="B2", colour="B"))
+    view = obs_of(position([["B1", "B2"], ["Y1"]], top="B5", phase="drawn", drawn_card="B2"))
     assert view["phase"] == 1 and view["drawn_card"] == card_type("B2")
     view = obs_of(position([["B1", "B2"], ["Y1"]], top="R+2", pending_draw=4), stacking=True)
     assert view["pending_draw"] == 4
