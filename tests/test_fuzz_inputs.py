@@ -17,7 +17,6 @@ import io
 import json
 import signal
 import tempfile
-import time
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -35,26 +34,24 @@ from envs.uno import UnoEngine, UnoRules
 from envs.uno_tricks import TricksEngine, TricksRules
 
 ROOT = Path(__file__).resolve().parent.parent
-SECONDS = 5  # every call returns within this (the slowest, a replay or a config check, takes well under 1 s)
+SECONDS = 60  # a hang guard, not a speed check: the slowest call (a replay, a config check) takes well under 1 s
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @contextlib.contextmanager
 def bounded(what: str, seconds: float = SECONDS) -> Iterator[None]:
-    """Fail if the block takes longer than ``seconds`` (an alarm interrupts a hang)."""
+    """Fail if the block hangs: an alarm interrupts it after ``seconds`` (no timing is asserted)."""
 
     def timeout(signum: int, frame: Any) -> None:
         raise TimeoutError(f"{what} did not return within {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, timeout)
-    signal.setitimer(signal.ITIMER_REAL, seconds * 2)
-    start = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    assert time.monotonic() - start < seconds, f"{what} took {time.monotonic() - start:.1f} s"
 
 
 def loads_or_refuses(what: str, call: Callable[[], Any]) -> Any:
