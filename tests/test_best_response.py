@@ -4,6 +4,7 @@ the files a run writes, an exact resume, and the exploitability study end to end
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -189,6 +190,16 @@ def test_the_quick_study_beats_first_legal_writes_its_report_and_reuses_finished
     assert "**Not every row is here**" in text and "configs/best_response/uno_2p_random.yaml" in text
     assert "train=false" in text.splitlines()[2]
     assert len(json.loads((tmp_path / "data" / "rows.json").read_text())["rows"]) == 1
+
+    shutil.rmtree(tmp_path / "runs")  # a fresh clone: no runs, the report's data committed
+    proc = _study(*outputs, "train=false")
+    assert proc.returncode == 0, proc.stderr
+    assert "0 finished runs reused, 1 taken from the report's data, 1 to train" in proc.stdout
+    assert "training" not in proc.stdout and "for scale" not in proc.stdout  # its reference comes along
+    (again,) = json.loads((tmp_path / "data" / "rows.json").read_text())["rows"]
+    assert again["reused"] == "report" and again["win_rate"] == sanity["win_rate"]
+    assert again["reference"] == sanity["reference"] and Path(again["curve_png"]).is_file()
+    assert "| from the report's data |" in (tmp_path / "exploitability.md").read_text()
 
 
 def test_every_best_response_config_is_valid_and_each_game_shares_one_recipe():
