@@ -277,6 +277,66 @@ class BatchedEngine:
         eng.next_game_seeds = self.next_game_seeds
         return eng
 
+    def step_games(self, games: Sequence[int] | np.ndarray, actions: Any) -> tuple[np.ndarray, ...]:
+        """Step only ``games`` (distinct indices, one action each); every other game waits,
+        its state, random stream and events untouched (a hand revealed to its player to act
+        stays shown). Returns ``obs, mask, rewards, done`` of these games, in their order;
+        an illegal action raises as :meth:`step` does (naming the game by its index here)
+        and changes nothing.
+
+        For a driver that must bring every game to one seat's turn before it asks that seat
+        (the Gymnasium vector env): the games to catch up step while the others wait.
+        """
+        self._require_dealt()
+        games = np.asarray(games, dtype=np.int64).reshape(-1)
+        if not games.size or games.min() < 0 or games.max() >= self.num_games or np.unique(games).size < games.size:
+            raise ValueError(f"step_games takes a non-empty list of distinct game indices in 0..{self.num_games - 1}")
+        if games.size == self.num_games and (games == self._ar).all():
+            return self.step(actions)
+        if self._mask is None:
+            self._mask = self._legal_mask()
+        fields = self._STREAM_FIELDS + self.state_fields
+        sub = self._sub_engine(games.size)
+        for path in fields:
+            sub._state_field(path)[...] = self._state_field(path)[games]
+        sub._dealt, sub._mask = True, self._mask[games]
+        sub.next_game_seeds = None
+        if self.next_game_seeds is not None:
+            sub.next_game_seeds = lambda rows: self.next_game_seeds(games[rows])
+        try:
+            out = sub.step(actions)
+        except IllegalActionError as err:
+            raise IllegalActionError(_renumber(str(err), games)) from None
+        for path in fields:
+            self._state_field(path)[games] = sub._state_field(path)
+        self._mask[games] = sub._mask
+        B, P = self.num_games, self.num_players
+        self.game_winners = np.zeros((B, P), bool)
+        self.final_scores = np.zeros((B, P), np.int64)
+        self.game_winners[games], self.final_scores[games] = sub.game_winners, sub.final_scores
+        return out
+
+    def _sub_engine(self, size: int) -> BatchedEngine:
+        """A scratch engine of ``size`` games for :meth:`step_games` (kept: building one costs
+        more than the step; its whole state is overwritten before use)."""
+        cache = self.__dict__.setdefault("_sub_engines", {})
+        if size not in cache:
+            if len(cache) >= 64:
+                cache.clear()
+            cache[size] = type(self)(size, self.num_players, self.rules, 0, self.auto_reset)
+        return cache[size]
+
+    def restart_games(self, games: Sequence[int] | np.ndarray) -> None:
+        """Deal a new game in each of ``games`` from its own random stream, as a game that
+        ends there would be (``auto_reset``); the others are untouched. For a driver that
+        ends a game itself (an illegal action that loses, a time limit)."""
+        self._require_dealt()
+        games = np.asarray(games, dtype=np.int64).reshape(-1)
+        if not games.size or games.min() < 0 or games.max() >= self.num_games:
+            raise ValueError(f"restart_games takes a non-empty list of game indices in 0..{self.num_games - 1}")
+        self._new_episode(games)
+        self._mask = None
+
     def state_arrays(self) -> dict[str, np.ndarray]:
         """Every game's whole state and random streams, as copies by attribute path: what a
         trainer's checkpoint stores so that a resumed run continues the same games."""
@@ -422,3 +482,11 @@ class BatchedEngine:
         if self._mask is None:
             self._mask = self._legal_mask()
         return ", ".join(f"'{self.action_names[a]}'" for a in self._mask[i].nonzero()[0]) or "none"
+
+
+def _renumber(message: str, games: np.ndarray) -> str:
+    """A sub-batch's error message ("game 3: ...") with the game's index in the whole batch."""
+    head, sep, rest = message.partition(": ")
+    if sep and head.startswith("game ") and head[5:].isdigit() and int(head[5:]) < games.size:
+        return f"game {int(games[int(head[5:])])}: {rest}"
+    return message

@@ -8,6 +8,9 @@ no rule is written here. Four agents, ``player_0`` … ``player_3``; partners si
 >>> env = uno_tricks_v0.env(render_mode="ansi", exchange_returns="two")
 >>> env.reset(seed=0)
 
+``vector_env(num_envs=N)`` steps ``N`` games in one engine, batched (:mod:`envs.vector`);
+``gymnasium.make("unolab/UnoTricks-v0")`` / ``make_vec`` build them by id once ``envs`` is imported.
+
 Observations are ``{"observation": float32[161], "action_mask": int8[89]}`` (layout in
 ``envs.uno_tricks.observation``).
 """
@@ -23,6 +26,7 @@ from pettingzoo import AECEnv
 import envs.uno_tricks as game
 from envs.uno_tricks import TricksRules
 from envs.uno_tricks.rules import NUM_PLAYERS
+from envs.vector import SeatVectorEnv
 from envs.wrappers import BatchedPolicy, EngineAEC, SeatEnv
 
 
@@ -50,3 +54,16 @@ def gym_env(opponent: BatchedPolicy | Sequence[BatchedPolicy], seat: int = 0, **
     in seat order, the partner among them). Other keyword arguments as for
     :class:`~envs.wrappers.SeatEnv`."""
     return SeatEnv(game, opponent, num_players=NUM_PLAYERS, seat=seat, **kwargs)
+
+
+def vector_env(
+    num_envs: int = 64,
+    opponent: BatchedPolicy | Any | Sequence[BatchedPolicy | Any] = "heuristic",
+    seat: int | None = 0,
+    **kwargs: Any,
+) -> SeatVectorEnv:
+    """A Gymnasium vector env of ``num_envs`` games in one engine, one learner seat each;
+    ``opponent`` plays the three others (or three policies: the next seat, the partner,
+    the seat before the learner's). Other keyword arguments as for
+    :class:`~envs.vector.SeatVectorEnv`."""
+    return SeatVectorEnv(game, num_envs, opponent, num_players=NUM_PLAYERS, seat=seat, **kwargs)

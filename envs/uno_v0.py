@@ -11,6 +11,10 @@ written here.
 ...     action = None if termination or truncation else env.action_space(agent).sample(obs["action_mask"])
 ...     env.step(action)
 
+``vector_env(num_envs=N, opponent="heuristic")`` steps ``N`` games in one engine, batched
+(:mod:`envs.vector`); ``gymnasium.make("unolab/Uno-v0")`` and ``gymnasium.make_vec(
+"unolab/Uno-v0", num_envs=N)`` build them by id once ``envs`` is imported.
+
 Observations are ``{"observation": float32[328], "action_mask": int8[70]}`` (layout in
 ``envs.uno.observation``); rewards arrive when the game ends, for every agent at once.
 An illegal action raises :class:`~envs.core.IllegalActionError` and changes nothing.
@@ -26,6 +30,7 @@ from pettingzoo import AECEnv
 
 import envs.uno as game
 from envs.uno import UnoRules
+from envs.vector import SeatVectorEnv
 from envs.wrappers import BatchedPolicy, EngineAEC, SeatEnv
 
 
@@ -62,3 +67,16 @@ def gym_env(
 ) -> SeatEnv:
     """A Gymnasium env for one seat; other keyword arguments as for :class:`~envs.wrappers.SeatEnv`."""
     return SeatEnv(game, opponent, num_players=num_players, seat=seat, **kwargs)
+
+
+def vector_env(
+    num_envs: int = 64,
+    opponent: BatchedPolicy | Any | Sequence[BatchedPolicy | Any] = "heuristic",
+    num_players: int = 2,
+    seat: int | None = 0,
+    **kwargs: Any,
+) -> SeatVectorEnv:
+    """A Gymnasium vector env of ``num_envs`` games in one engine, one learner seat each
+    (``seat``; None: a random seat per game); other keyword arguments as for
+    :class:`~envs.vector.SeatVectorEnv` (``rules``, ``illegal_action``, rule options)."""
+    return SeatVectorEnv(game, num_envs, opponent, num_players=num_players, seat=seat, **kwargs)

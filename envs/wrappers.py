@@ -47,6 +47,18 @@ def observation_space(game: ModuleType, rules: Any) -> spaces.Dict:
     )
 
 
+def opponent_policy(game: ModuleType, spec: Any) -> BatchedPolicy:
+    """A batched policy, or one built from its spec as configs write it (``"heuristic"``,
+    ``{"name": "heuristic", "bluff": 1}``) for ``game``."""
+    if callable(spec):
+        return spec
+    if isinstance(spec, (str, Mapping)):
+        from agents.registry import make_policy  # agents build on envs: imported on use
+
+        return make_policy(game.Engine.game, spec, seed=None)
+    raise ValueError(f"opponent: a batched policy or a policy spec by name, got {spec!r}")
+
+
 def action_id(action: Any, num_actions: int, who: str) -> int:
     """An action as the envs take it: a Python or numpy integer (a 0-d integer array too);
     a float, string or bool is refused (``IllegalActionError``) rather than rounded or parsed."""
@@ -237,12 +249,12 @@ class SeatEnv(gym.Env):
             raise ValueError(f"seat must lie in 0..{num_players - 1}, got {seat}")
         others = [s for s in range(num_players) if s != seat]
         if callable(opponent) or isinstance(opponent, (str, Mapping)):
-            self.opponents = dict.fromkeys(others, self._policy(opponent))
+            self.opponents = dict.fromkeys(others, opponent_policy(game, opponent))
         else:
             opponent = list(opponent)
             if len(opponent) != len(others):
                 raise ValueError(f"opponent: one policy, or {len(others)} policies (one per other seat)")
-            self.opponents = dict(zip(others, [self._policy(p) for p in opponent], strict=True))
+            self.opponents = dict(zip(others, [opponent_policy(game, p) for p in opponent], strict=True))
         self.num_players, self.seat = num_players, seat
         self.render_mode = render_mode
         self.observation_space = observation_space(game, self.rules)
@@ -259,16 +271,6 @@ class SeatEnv(gym.Env):
         import importlib
 
         self.__dict__.update(state, game=importlib.import_module(state["game"]))
-
-    def _policy(self, spec: Any) -> BatchedPolicy:
-        """A policy, or a policy spec by name (``"heuristic"``, ``{"name": "heuristic", "bluff": 1}``)."""
-        if callable(spec):
-            return spec
-        if isinstance(spec, (str, Mapping)):
-            from agents.registry import make_policy  # agents build on envs: imported on use
-
-            return make_policy(self.game.Engine.game, spec, seed=None)
-        raise ValueError(f"opponent: a batched policy or a policy spec by name, got {spec!r}")
 
     def _play_others(self) -> tuple[np.ndarray, np.ndarray, float, bool]:
         """Let the other seats act until it is our seat's turn or the game is over."""

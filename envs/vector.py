@@ -1,0 +1,212 @@
+"""A Gymnasium vector env whose sub-envs are the games of one batched engine.
+
+``uno_v0.vector_env(num_envs=N, opponent=...)`` (and ``uno_tricks_v0.vector_env``) give a
+:class:`gymnasium.vector.VectorEnv` of ``N`` games stepped together by the compiled kernel:
+one learner seat per game, every other seat played by the opponent policies, batched over
+the games (one policy call per seat offset and round, never one per game). It is what
+:class:`~envs.wrappers.SeatEnv` is for one game, at the engine's speed: Stable-Baselines3
+takes it through :func:`envs.sb3_compat.sb3_vec_env`, a CleanRL-style loop uses it as it is.
+
+Autoreset: ``AutoresetMode.SAME_STEP``. A game that ends in a step is dealt again at once
+(from its own random stream); the step returns ``terminated`` True, the episode's last
+reward, and the first observation and mask of the next game, so a mask read by a sampler
+is never all False. Episodes only terminate (a game always ends), never truncate, so no
+final observation is kept: a terminal state has no decision and no value to bootstrap.
+
+After ``reset`` and every ``step``, every game waits at its learner's turn: the games whose
+next player is an opponent catch up (:meth:`~envs.core.BatchedEngine.step_games`) while the
+others wait untouched. No rule is written here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from envs.core import IllegalActionError
+from envs.wrappers import BatchedPolicy, make_rules, observation_space, opponent_policy
+
+
+class SeatVectorEnv(VectorEnv):
+    """``num_envs`` games of one engine, each with a learner seat; the others play ``opponent``.
+
+    ``opponent``: a batched policy ``(obs [k, OBS], mask [k, A]) -> actions [k]`` or a policy
+    spec (``"heuristic"``, ``{"name": "heuristic", "bluff": 0.5}``) for every other seat, or
+    a sequence of them, one per seat *after* the learner's in turn order (offset 1, 2, ...:
+    in the trick game the second is the partner). ``seat``: the learner's seat in every
+    game, or None for a seat drawn at random for each new game (the observation is the
+    seat's own view either way). An illegal action raises
+    :class:`~envs.core.IllegalActionError` and changes nothing (``illegal_action="raise"``,
+    the default: masked learners never send one), or with ``"lose"`` ends that game with
+    reward -1 (``infos["illegal_action"]`` marks it) and deals the next.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        game: ModuleType,
+        num_envs: int,
+        opponent: BatchedPolicy | Any | Sequence[BatchedPolicy | Any],
+        num_players: int,
+        seat: int | None = 0,
+        rules: Any = None,
+        illegal_action: str = "raise",
+        **options: Any,
+    ) -> None:
+        self.game = game
+        self.rules = make_rules(game, rules, options)
+        self.rules.check_players(num_players)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))):
+            raise ValueError(f"seat must be an integer in 0..{num_players - 1} or None (random), got {seat!r}")
+        if seat is not None and not 0 <= seat < num_players:
+            raise ValueError(f"seat must lie in 0..{num_players - 1} or be None (random), got {seat}")
+        if illegal_action not in ("raise", "lose"):
+            raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        others = num_players - 1
+        if callable(opponent) or isinstance(opponent, (str, Mapping)):
+            policies = [opponent_policy(game, opponent)] * others
+        else:
+            policies = [opponent_policy(game, p) for p in opponent]
+            if len(policies) != others:
+                raise ValueError(f"opponent: one policy, or {others} (one per seat after the learner's)")
+        self.policies = policies  # by offset from the learner's seat, 1..P-1
+        self.num_envs, self.num_players = int(num_envs), num_players
+        self.fixed_seat, self.illegal_action = seat, illegal_action
+        self.render_mode = None
+        self.single_observation_space = observation_space(game, self.rules)
+        self.single_action_space = spaces.Discrete(game.NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.engine = None
+        self.seat = np.zeros(self.num_envs, np.int64)
+        self._ar = np.arange(self.num_envs)
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(self, *, seed: int | Sequence[int] | None = None, options: dict | None = None):
+        """Deal every game again. ``seed`` (an int, or one per game) makes the games, the
+        seats drawn and seeded opponent policies repeat."""
+        super().reset(seed=seed if seed is None or isinstance(seed, (int, np.integer)) else None)
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            seeds = [int(s) for s in seed]
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"seed: an int or one per game ({self.num_envs}), got {len(seeds)}")
+            self._np_random, self._np_random_seed = np.random.default_rng(seeds), seeds[0]
+            engine_seed: Any = seeds
+        else:
+            engine_seed = int(self.np_random.integers(2**63)) if self.engine is None or seed is not None else None
+        if self.engine is None or seed is not None:
+            self.engine = self.game.Engine(
+                self.num_envs, self.num_players, self.rules, seed=engine_seed, auto_reset=True
+            )
+            for policy in {id(p): p for p in self.policies}.values():
+                if hasattr(policy, "seed"):
+                    policy.seed(int(self.np_random.integers(2**63)))
+        self._obs, self._mask = self.engine.reset()
+        self._draw_seats(self._ar)
+        reward = np.zeros(self.num_envs, np.float32)
+        self._catch_up(reward, np.zeros(self.num_envs, bool))
+        return self._observation(), {}
+
+    def step(self, actions: Any):
+        if self.engine is None:
+            raise RuntimeError("reset() must be called before step()")
+        actions = self._actions(actions)
+        reward = np.zeros(self.num_envs, np.float32)
+        terminated = np.zeros(self.num_envs, bool)
+        infos: dict[str, Any] = {}
+        legal = self._mask[self._ar, actions]
+        if legal.all() or self.illegal_action == "raise":  # the engine names a refused action
+            self._apply(self._ar, actions, reward, terminated)
+        else:
+            lost = np.flatnonzero(~legal)
+            infos = {"illegal_action": ~legal, "_illegal_action": np.ones(self.num_envs, bool)}
+            if legal.any():
+                games = np.flatnonzero(legal)
+                self._apply(games, actions[games], reward, terminated)
+            self.engine.restart_games(lost)
+            self._obs[lost], self._mask[lost] = (a[lost] for a in self.engine.observe())
+            reward[lost], terminated[lost] = -1.0, True
+            self._draw_seats(lost)
+        self._catch_up(reward, terminated)
+        return self._observation(), reward, terminated, np.zeros(self.num_envs, bool), infos
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions in every game, ``bool [num_envs, A]`` (sb3-contrib's
+        ``MaskablePPO`` reads this; the observation's ``action_mask`` is the same)."""
+        if self.engine is None:
+            raise RuntimeError("reset() must be called before action_masks()")
+        return self._mask.astype(bool)
+
+    def close(self, **kwargs: Any) -> None:
+        self.engine = None
+
+    # ------------------------------------------------------------------ the other seats
+    def _draw_seats(self, games: np.ndarray) -> None:
+        if self.fixed_seat is None:
+            self.seat[games] = self.np_random.integers(self.num_players, size=len(games))
+        else:
+            self.seat[games] = self.fixed_seat
+
+    def _apply(self, games: np.ndarray, actions: np.ndarray, reward: np.ndarray, terminated: np.ndarray) -> None:
+        """Step ``games`` with ``actions``; credit the learner's reward, note ended games."""
+        obs, mask, rewards, done = self.engine.step_games(games, actions)
+        self._obs[games], self._mask[games] = obs, mask
+        reward[games] += rewards[np.arange(len(games)), self.seat[games]]
+        if done.any():
+            ended = games[done]
+            terminated[ended] = True
+            self._draw_seats(ended)
+
+    def _catch_up(self, reward: np.ndarray, terminated: np.ndarray) -> None:
+        """Let the opponents move, batched per seat offset, until every game is at its learner's turn."""
+        while True:
+            waiting = np.flatnonzero(self.engine.current != self.seat)
+            if not waiting.size:
+                return
+            offset = (self.engine.current[waiting] - self.seat[waiting]) % self.num_players
+            actions = np.empty(waiting.size, np.int64)
+            offsets = np.unique(offset)
+            for k in offsets:
+                rows = np.flatnonzero(offset == k) if offsets.size > 1 else slice(None)
+                games = waiting[rows]
+                policy = self.policies[int(k) - 1]
+                actions[rows] = np.asarray(policy(self._obs[games], self._mask[games]), dtype=np.int64)
+            self._apply(waiting, actions, reward, terminated)
+
+    # ------------------------------------------------------------------ checks and views
+    def _actions(self, actions: Any) -> np.ndarray:
+        arr = np.asarray(actions)
+        if arr.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},): one per game; got shape {arr.shape}")
+        if arr.dtype.kind not in "iu":
+            raise IllegalActionError(
+                f"actions are integer action ids in 0..{self.game.NUM_ACTIONS - 1}, got {arr.dtype}"
+            )
+        arr = arr.astype(np.int64, copy=False)
+        bad = np.flatnonzero((arr < 0) | (arr >= self.game.NUM_ACTIONS))
+        if bad.size:
+            raise IllegalActionError(
+                f"game {bad[0]}: action {arr[bad[0]]} is out of range 0..{self.game.NUM_ACTIONS - 1}"
+            )
+        return arr
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        return {"observation": self._obs.copy(), "action_mask": self._mask.astype(np.int8)}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable: the game module travels by name."""
+        return {**self.__dict__, "game": self.game.__name__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        import importlib
+
+        self.__dict__.update(state, game=importlib.import_module(state["game"]))

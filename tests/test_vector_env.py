@@ -1,0 +1,171 @@
+"""The batched Gymnasium vector env (``envs.vector``), the engine's ``step_games`` it rests on,
+the registered Gymnasium ids and the Stable-Baselines3 adapter."""
+
+from __future__ import annotations
+
+import pickle
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import envs
+from envs import uno_tricks_v0, uno_v0
+from envs.core import IllegalActionError
+from envs.uno import UnoEngine
+from envs.uno_tricks import TricksEngine
+
+GAMES = [(uno_v0, UnoEngine, 2), (uno_v0, UnoEngine, 3), (uno_tricks_v0, TricksEngine, 4)]
+
+
+def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One legal action per row, batched (Gumbel-max over the mask)."""
+    return np.argmax(np.where(mask, rng.gumbel(size=mask.shape), -np.inf), axis=1)
+
+
+@pytest.mark.parametrize("engine_type, players", [(UnoEngine, 2), (UnoEngine, 4), (TricksEngine, 4)])
+def test_stepping_games_in_two_groups_is_stepping_them_together(engine_type, players):
+    together, split = engine_type(48, players, None, seed=5), engine_type(48, players, None, seed=5)
+    mask, _ = together.reset()[1], split.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(400):  # hundreds of games end and restart on the way
+        actions = _random_actions(mask, rng)
+        obs, mask, rewards, done = together.step(actions)
+        order = rng.permutation(48)
+        for games in (order[:17], order[17:]):
+            o, m, r, d = split.step_games(games, actions[games])
+            assert (o == obs[games]).all() and (m == mask[games]).all()
+            assert (r == rewards[games]).all() and (d == done[games]).all()
+    a, b = together.state_arrays(), split.state_arrays()
+    assert all((a[k] == b[k]).all() for k in a)
+    assert (split.legal_action_mask == together.legal_action_mask).all()
+
+
+def test_step_games_refuses_an_illegal_action_by_its_index_in_the_batch_and_changes_nothing():
+    eng = UnoEngine(8, 2, None, seed=1)
+    eng.reset()
+    before = eng.state_arrays()
+    illegal = int(np.flatnonzero(~eng.legal_action_mask[6])[0])
+    actions = eng.legal_action_mask[[2, 6]].argmax(1)
+    actions[1] = illegal
+    with pytest.raises(IllegalActionError, match=r"^game 6: "):
+        eng.step_games([2, 6], actions)
+    after = eng.state_arrays()
+    assert all((before[k] == after[k]).all() for k in before)
+    with pytest.raises(ValueError, match="distinct game indices in 0..7"):
+        eng.step_games([2, 2], [0, 0])
+
+
+@pytest.mark.parametrize("module, engine_type, players", GAMES)
+def test_every_game_waits_at_its_learners_turn_with_the_learners_view(module, engine_type, players):
+    kwargs = {} if module is uno_tricks_v0 else {"num_players": players}
+    venv = module.vector_env(num_envs=32, opponent="random", seat=None, **kwargs)
+    obs, _ = venv.reset(seed=3)
+    rng = np.random.default_rng(1)
+    ended, seats = 0, set()
+    for _ in range(300):
+        eng = venv.engine
+        assert (eng.current == venv.seat).all()
+        view, legal = eng.observe(seats=venv.seat)
+        assert (obs["observation"] == view).all() and (obs["action_mask"] == legal).all()
+        assert venv.action_masks().any(axis=1).all()  # never all False, also right after an episode ended
+        seats |= set(venv.seat.tolist())
+        obs, reward, terminated, truncated, _ = venv.step(_random_actions(venv.action_masks(), rng))
+        assert not truncated.any() and (reward[~terminated] == 0).all()
+        ended += int(terminated.sum())
+    assert ended > 32 and seats == set(range(players))  # games ended and restarted; every seat was drawn
+    assert venv.single_observation_space.contains({k: v[0] for k, v in obs.items()})
+    assert venv.observation_space.contains(obs)
+
+
+def test_the_learners_rewards_are_the_engines():
+    """Mirror play: the learner plays random against random, so its mean reward is about 0; a
+    learner that always plays its first legal action loses to heuristic."""
+    rng = np.random.default_rng(2)
+    venv = uno_v0.vector_env(num_envs=256, opponent="random")
+    venv.reset(seed=0)
+    rewards = []
+    while len(rewards) < 3000:
+        _, reward, terminated, _, _ = venv.step(_random_actions(venv.action_masks(), rng))
+        rewards += reward[terminated].tolist()
+    assert set(rewards) == {-1.0, 1.0}
+    assert abs(np.mean(rewards)) < 4 / np.sqrt(len(rewards))  # 4 standard errors
+    against = uno_v0.vector_env(num_envs=256, opponent="heuristic")
+    against.reset(seed=0)
+    rewards = []
+    while len(rewards) < 3000:
+        _, reward, terminated, _, _ = against.step(against.action_masks().argmax(1))
+        rewards += reward[terminated].tolist()
+    assert np.mean(rewards) < -0.1  # heuristic beats first-legal play (about 0.65 of games)
+
+
+def test_seeded_resets_repeat_and_a_copy_by_pickle_continues_the_same():
+    a, b = uno_tricks_v0.vector_env(16, seat=None), uno_tricks_v0.vector_env(16, seat=None)
+    oa, _ = a.reset(seed=7)
+    ob, _ = b.reset(seed=7)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        actions = _random_actions(a.action_masks(), rng)
+        ra, rb = a.step(actions), b.step(actions)
+        assert all(np.array_equal(x, y) for x, y in zip(ra[1:4], rb[1:4], strict=True))
+        assert (ra[0]["observation"] == rb[0]["observation"]).all()
+    c = pickle.loads(pickle.dumps(a))
+    actions = _random_actions(a.action_masks(), rng)
+    assert (a.step(actions)[0]["observation"] == c.step(actions)[0]["observation"]).all()
+
+
+def test_an_illegal_action_raises_and_changes_nothing_or_loses_that_game():
+    venv = uno_v0.vector_env(8, opponent="random")
+    obs, _ = venv.reset(seed=1)
+    before = venv.engine.state_arrays()
+    actions = venv.action_masks().argmax(1)
+    actions[3] = int(np.flatnonzero(~venv.action_masks()[3])[0])
+    with pytest.raises(IllegalActionError, match="game 3"):
+        venv.step(actions)
+    after = venv.engine.state_arrays()
+    assert all((before[k] == after[k]).all() for k in before)
+    with pytest.raises(IllegalActionError, match="integer action ids"):
+        venv.step(actions.astype(float))
+    with pytest.raises(ValueError, match=r"shape \(8,\)"):
+        venv.step(actions[:4])
+    lose = uno_v0.vector_env(8, opponent="random", illegal_action="lose")
+    lose.reset(seed=1)
+    obs, reward, terminated, _, infos = lose.step(actions)
+    assert reward[3] == -1.0 and terminated[3] and infos["illegal_action"].tolist() == [i == 3 for i in range(8)]
+    assert (lose.engine.current == lose.seat).all() and lose.action_masks().any(axis=1).all()
+    with pytest.raises(ValueError, match="seat must lie in 0..1"):
+        uno_v0.vector_env(4, seat=2)
+    with pytest.raises(ValueError, match="one per seat after the learner's"):
+        uno_tricks_v0.vector_env(4, opponent=["random", "random"])
+
+
+def test_gymnasium_ids_make_the_single_seat_and_the_vector_env():
+    from gymnasium.utils.env_checker import check_env
+
+    gym.register_envs(envs)
+    env = gym.make("unolab/Uno-v0", num_players=3, opponent="random")
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, _ = env.reset(seed=0)
+    assert obs["observation"].shape == (328,)
+    venv = gym.make_vec("unolab/UnoTricks-v0", num_envs=8)
+    assert isinstance(venv, envs.vector.SeatVectorEnv) and venv.metadata["autoreset_mode"].name == "SAME_STEP"
+    assert venv.reset(seed=0)[0]["action_mask"].shape == (8, 89)
+    assert pickle.loads(pickle.dumps(gym.make("unolab/UnoTricks-v0").unwrapped)).reset(seed=1)[0] is not None
+
+
+def test_maskable_ppo_trains_on_the_vector_env_through_the_sb3_adapter():
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    from envs.sb3_compat import sb3_vec_env
+
+    vec = sb3_vec_env(uno_v0.vector_env(64, opponent="random"))
+    vec.reset()
+    assert is_masking_supported(vec) and get_action_masks(vec).shape == (64, 70)
+    model = sb3_contrib.MaskablePPO("MultiInputPolicy", vec, n_steps=16, batch_size=256, seed=0, device="cpu")
+    model.learn(2048)
+    obs = vec.reset()
+    actions, _ = model.predict(obs, action_masks=get_action_masks(vec))
+    assert vec.venv.action_masks()[np.arange(64), actions].all()
+    obs, reward, done, infos = vec.step(actions)
+    assert reward.shape == done.shape == (64,) and len(infos) == 64
