@@ -108,8 +108,27 @@ def warm_start(cfg: Any, trainer: Any, writer: Any, progress: Any) -> None:
     )
 
 
+def config_keys_help() -> str:
+    """``--help``'s list of the config keys, each with its default and one-line doc."""
+    import dataclasses
+
+    from agents.ppo import PPOConfig
+    from envs.core import field_docs
+
+    docs = field_docs(PPOConfig)
+    lines = ["config keys (in the YAML file, or key=value after it; values read as YAML):"]
+    for field in dataclasses.fields(PPOConfig):
+        default = field.default_factory() if field.default_factory is not dataclasses.MISSING else field.default
+        lines.append(f"  {field.name} (default {default!r}): {docs[field.name]}".rstrip(": "))
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=config_keys_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--config", type=Path, required=True, help="YAML training config, e.g. configs/uno_2p_ppo.yaml")
     parser.add_argument("--resume", type=Path, default=None, help="a checkpoint.pt of this config's run to continue")
     parser.add_argument(
@@ -201,6 +220,11 @@ def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, par
     writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
     per_update = cfg.num_games * cfg.num_steps
     total_updates = max(1, cfg.total_steps // per_update)
+    if total_updates * per_update != cfg.total_steps:
+        console.print(
+            f"total_steps {cfg.total_steps:,} is not a whole number of updates of {per_update:,} decisions "
+            f"(num_games x num_steps): training {total_updates} updates, {total_updates * per_update:,} decisions"
+        )
     collect = None
     if cfg.backend == "ray":
         from agents.ray_rollout import RayCollector
@@ -276,8 +300,10 @@ def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, par
             saved = (cfg.checkpoint_every and u % cfg.checkpoint_every == 0) or last
             if saved:
                 save_checkpoint(checkpoint, trainer.state_dict())
-            if last:
+            if last and cfg.eval_every:  # eval_every 0: no evaluation at all
                 evaluate(cfg.last_eval_games)
+            elif last:
+                save_checkpoint(agent, trainer.agent_payload())
             elif cfg.eval_every and u % cfg.eval_every == 0:
                 evaluate()
             if saved and record is not None:

@@ -58,6 +58,9 @@ NUMBER_RANGES = (
 )
 
 
+EVAL_OPPONENTS = ("random", "rlcard_rule", "heuristic")
+
+
 @dataclasses.dataclass
 class PPOConfig:
     """Every hyper-parameter of a training run (``configs/*_ppo.yaml`` set them)."""
@@ -73,44 +76,46 @@ class PPOConfig:
     # Opponents
     target: Any = None  # a policy spec: a best response to it (self_play 0, opponents [target], no snapshots)
     self_play: float = 0.5  # share of games where every seat is the learner
-    opponents: list[Any] = dataclasses.field(default_factory=lambda: ["random", "heuristic"])  # scripted, in the pool
+    opponents: list[Any] = dataclasses.field(
+        default_factory=lambda: ["random", "heuristic"]
+    )  # policy specs in the pool
     snapshot_every: int = 25  # updates between frozen copies of the network added to the pool (0: none)
     pool_size: int = 8  # frozen copies kept (the oldest goes)
     # Network
-    hidden: list[int] = dataclasses.field(default_factory=lambda: [256, 256])
+    hidden: list[int] = dataclasses.field(default_factory=lambda: [256, 256])  # layer sizes of both heads' body
     # PPO
-    learning_rate: float = 2.5e-4
+    learning_rate: float = 2.5e-4  # Adam's step size
     anneal_lr: bool = True  # linearly to 0 over total_steps
     gamma: float = 1.0  # per decision of the seat; rewards come at the end of a game
-    gae_lambda: float = 0.95
-    num_minibatches: int = 8
-    update_epochs: int = 4
-    clip_coef: float = 0.2
-    clip_vloss: bool = True
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    norm_adv: bool = True
+    gae_lambda: float = 0.95  # GAE's bias-variance trade-off
+    num_minibatches: int = 8  # per epoch, of an update's decisions
+    update_epochs: int = 4  # passes over each rollout
+    clip_coef: float = 0.2  # PPO's ratio clip
+    clip_vloss: bool = True  # clip the value loss too
+    ent_coef: float = 0.01  # entropy bonus
+    vf_coef: float = 0.5  # value loss weight
+    max_grad_norm: float = 0.5  # gradient norm clip
+    norm_adv: bool = True  # normalise advantages per minibatch
     target_kl: float | None = None  # stop an update's epochs early past this KL
     # Warm start: imitate a teacher policy before PPO (0 decisions: none)
-    imitation_teacher: Any = "heuristic"  # a policy spec
+    imitation_teacher: Any = "heuristic"  # the policy spec to imitate
     imitation_steps: int = 0  # decisions of teacher play to imitate
     imitation_epochs: int = 2  # passes over each teacher rollout
     # Running
-    seed: int = 1
+    seed: int = 1  # games, network and sampling: the same seed, the same run
     device: str = "auto"  # auto (cuda when there is one) | cpu | cuda | cuda:N
-    torch_threads: int = 0  # 0: torch's default
+    torch_threads: int = 0  # CPU threads of torch (0: torch's default)
     # Where experience is collected: here, or by Ray rollout actors (train.py --backend ray)
     backend: str = "local"  # local | ray (the learner stays in the driver either way)
     num_rollout_actors: int = 2  # ray: actors, each stepping num_games / num_rollout_actors games
     # Logging, evaluation and checkpoints (train.py)
     run_name: str = ""  # default: <config name>
-    log_dir: str = "runs"
-    checkpoint_every: int = 50  # updates
-    eval_every: int = 50  # updates (0: never); evaluate.py tournaments against eval_opponents
-    eval_games: int = 2000
+    log_dir: str = "runs"  # the run goes to <log_dir>/<run_name>/
+    checkpoint_every: int = 50  # updates between checkpoints (0: only the last)
+    eval_every: int = 50  # updates (0: no evaluation at all); tournaments against eval_opponents
+    eval_games: int = 2000  # games of each evaluation (duplicate deals)
     final_eval_games: int = 0  # games of the evaluation after the last update (0: eval_games)
-    eval_opponents: list[Any] = dataclasses.field(default_factory=lambda: ["random", "rlcard_rule", "heuristic"])
+    eval_opponents: list[Any] = dataclasses.field(default_factory=lambda: list(EVAL_OPPONENTS))  # policy specs
     export: str = ""  # where to write the final agent (weights only); default: <run>/agent.pt
 
     # Keys whose change makes a checkpoint's state meaningless (refused on resume).
@@ -200,6 +205,8 @@ class PPOConfig:
             conflicts.append(f"snapshot_every must be 0 (got {self.snapshot_every})")
         if list(self.opponents) != [self.target]:
             conflicts.append(f"opponents must be [target] or left out (got {self.opponents!r})")
+        if self.eval_every == 0:
+            conflicts.append("eval_every must be at least 1 (its evaluations are the curve and the result)")
         if self.target not in self.eval_opponents:
             conflicts.append(f"eval_opponents must include the target or be left out (got {self.eval_opponents!r})")
         if conflicts:

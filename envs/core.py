@@ -48,6 +48,20 @@ def dataclass_from_mapping(cls: type, data: Mapping[str, Any] | None, what: str)
 UINT64_MAX = (1 << 64) - 1
 
 
+def field_docs(cls: type) -> dict[str, str]:
+    """Each dataclass field's one-line doc: the comment at the end of its line in the class's
+    source (where a reader of the code finds it), for ``--help``; '' for a field without one."""
+    import inspect
+    import re
+
+    docs = dict.fromkeys((f.name for f in dataclasses.fields(cls)), "")
+    for line in inspect.getsource(cls).splitlines():
+        match = re.match(r"\s+(\w+)\s*:[^#]*#\s*(.*\S)\s*$", line)
+        if match and match.group(1) in docs and not docs[match.group(1)]:
+            docs[match.group(1)] = match.group(2)
+    return docs
+
+
 def shown_value(value: Any, limit: int = 40) -> str:
     """``repr(value)`` for an error message, cut when it is long (a huge integer, a long list)."""
     try:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -312,3 +316,26 @@ def test_shipped_agents_are_small_and_beat_random(name):
     cfg = tiny(game=game, players=players, eval_games=1000, eval_opponents=["random"])
     (result,) = evaluate_agent(cfg, path)
     assert result["ci_low"] > 1 / players if game == "uno" else result["ci_low"] > 0.5
+
+
+def test_train_rounds_total_steps_aloud_skips_every_evaluation_at_eval_every_0_and_lists_its_keys(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    args = ["--config", "configs/uno_2p_ppo.yaml", f"log_dir={tmp_path}", "run_name=quiet", "num_games=64"]
+    args += ["num_steps=8", "hidden=[16]", "eval_every=0", "imitation_steps=0", "total_steps=1500"]
+    proc = subprocess.run([sys.executable, "train.py", *args], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "total_steps 1,500 is not a whole number of updates of 512 decisions" in proc.stdout
+    assert "training 2 updates, 1,024 decisions" in proc.stdout and "win rate vs" not in proc.stdout
+    assert (tmp_path / "quiet" / "agent.pt").is_file()  # exported without an evaluation
+    events = EventAccumulator(str(tmp_path / "quiet"))
+    events.Reload()
+    assert not [t for t in events.Tags()["scalars"] if t.startswith("eval/")]
+    with pytest.raises(ValueError, match="eval_every must be at least 1"):
+        PPOConfig.from_mapping({"target": "random", "eval_every": 0})
+
+    proc = subprocess.run([sys.executable, "train.py", "--help"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    for field in dataclasses.fields(PPOConfig):
+        assert f"\n  {field.name} (default " in proc.stdout
+    assert "ent_coef (default 0.01): entropy bonus" in proc.stdout
