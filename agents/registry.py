@@ -2,12 +2,15 @@
 
 A *policy spec* is a name (``"heuristic"``) or a mapping with a ``name`` and the
 policy's parameters (``{"name": "heuristic", "bluff": 0.5, "challenge": "smart"}``).
+A name ``"package.module:Class"`` is a policy from outside the lab: importable code whose
+class implements the batched policy interface (:func:`outside_policy_class`).
 :func:`make_policy` turns a spec into a seeded policy object of the given game and
 refuses an unknown name or parameter with the allowed ones, before any game is played.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Mapping
 from pathlib import Path
@@ -33,11 +36,44 @@ def policy_table(game: str) -> dict[str, type]:
     raise ValueError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
 
 
+def outside_policy_class(game: str, name: str) -> type:
+    """The class a ``"package.module:Class"`` name imports: a policy written outside the lab.
+
+    The interface is the lab's own (:mod:`agents.policy`): ``Class(seed=None, **params)``
+    builds it (``seed``: its random stream, so tournaments repeat), and the instance is called
+    with a batch, ``policy(obs [B, OBS], mask [B, A]) -> actions [B]``. A class attribute
+    ``game = "uno"`` (or ``"tricks"``) says which game it plays; then it is refused for the
+    other. The module is imported as Python imports it (from the working directory or an
+    installed package): a config naming it runs that code, as a config naming a checkpoint reads it.
+    """
+    module_name, _, attr = name.partition(":")
+    parts = [*module_name.split("."), *attr.split(".")]
+    if not module_name or not attr or not all(part.isidentifier() for part in parts):
+        raise ValueError(f"an outside policy is named 'package.module:Class', got {name!r}")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as err:
+        raise ValueError(f"policy {name!r}: cannot import {module_name!r} ({err})") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"policy {name!r}: {module_name!r} has no {attr!r}")
+        obj = getattr(obj, part)
+    if not inspect.isclass(obj) or not callable(getattr(obj, "__call__", None)):  # noqa: B004
+        raise ValueError(f"policy {name!r}: {attr!r} is not a policy class (callable instances, policy(obs, mask))")
+    declared = getattr(obj, "game", None)
+    if declared not in (None, "any") and declared != game:
+        raise ValueError(f"policy {name!r} plays {declared!r}, not {game!r}")
+    return obj
+
+
 def policy_class(game: str, name: str) -> type:
     """The class of a policy name: a scripted one; ``first_legal`` (the weakest sane rule, the
     sanity target of a best response); ``agent``, a trained network read from a checkpoint
     (``{name: agent, checkpoint: path, mode: greedy}``; torch is imported then); or
     ``search``, flat Monte Carlo planning with the engine (:mod:`agents.search`)."""
+    if ":" in name:
+        policy_table(game)
+        return outside_policy_class(game, name)
     if name == AGENT:
         policy_table(game)  # refuses an unknown game
         from agents.learned import AGENT_POLICIES
@@ -50,7 +86,8 @@ def policy_class(game: str, name: str) -> type:
         return search_class(game)
     table = {**policy_table(game), FIRST_LEGAL: FirstLegalPolicy}
     if name not in table:
-        raise ValueError(f"unknown {game} policy {name!r}; policies: {', '.join(sorted([*table, AGENT, SEARCH]))}")
+        known = ", ".join(sorted([*table, AGENT, SEARCH]))
+        raise ValueError(f"unknown {game} policy {name!r}; policies: {known}, or 'package.module:Class' (outside code)")
     return table[name]
 
 
@@ -75,6 +112,8 @@ def spec_label(spec: str | Mapping[str, Any]) -> str:
     if name == AGENT and isinstance(params.get("checkpoint"), str):  # the file's name says which agent
         stem = Path(params.pop("checkpoint")).stem
         return stem if not params else f"{stem}({', '.join(f'{k}={v}' for k, v in params.items())})"
+    if ":" in name:  # an outside policy: its class's name
+        name = name.rpartition(":")[2]
     if not params:
         return name
     return f"{name}({', '.join(f'{k}={v}' for k, v in params.items())})"

@@ -50,8 +50,10 @@ def opponent_spec(game: str, num_players: int, text: str | Mapping[str, Any]) ->
                     "label": AGENT,
                 }
             )
+        elif path and all(part.isidentifier() for part in path.split(".")):  # package.module:Class (outside code)
+            spec = text.strip()
         elif path:
-            raise ValueError(f"only 'agent' takes a checkpoint after ':', got {text!r}")
+            raise ValueError(f"only 'agent' takes a checkpoint after ':' (or 'package.module:Class'), got {text!r}")
         else:
             spec = name
     check_spec(game, spec)
