@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.cards import COLOURS, IS_WILD, NUM_CARD_TYPES, TYPE_COLOUR, TYPE_KIND, WILD, WILD_DRAW_FOUR
+from envs.cards import COLOURS, IS_WILD, NUM_CARD_TYPES, TYPE_COLOUR, TYPE_KIND, WILD_DRAW_FOUR
 from envs.uno import actions as A
 from envs.uno.observation import decode
 
@@ -68,14 +68,14 @@ class RLCardUnoRule:
         mask = np.asarray(mask, dtype=bool)
         hands = decode(np.asarray(obs))["hand"]
         actions = np.empty(mask.shape[0], np.int64)
-        outer = np.random.get_state()
-        np.random.set_state(self._state)
+        outer = np.random.get_state()  # noqa: NPY002 (RLCard draws from the legacy global generator)
+        np.random.set_state(self._state)  # noqa: NPY002
         try:
             for g in range(mask.shape[0]):  # RLCard's agent takes one game at a time
                 actions[g] = self._decide(hands[g], mask[g])
         finally:
-            self._state = np.random.get_state()
-            np.random.set_state(outer)
+            self._state = np.random.get_state()  # noqa: NPY002
+            np.random.set_state(outer)  # noqa: NPY002
         return actions
 
     def _decide(self, hand: np.ndarray, legal: np.ndarray) -> int:
