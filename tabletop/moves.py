@@ -20,6 +20,37 @@ SHORTCUTS = {
 }
 
 
+#: What each word move is for, said when it is typed at a moment it is not legal.
+WORD_MOVES = {
+    "uno": {
+        "draw": "it draws a card, or the Draw Twos stacked on you (with draw_anytime off, only when "
+        "no card of yours can be played)",
+        "pass": "it keeps a card you have just drawn",
+        "challenge": "it answers a Wild Draw Four played on you",
+        "accept": "it answers a Wild Draw Four played on you",
+        "uno": "it is said right after you play your second-to-last card",
+        "silent": "it is said right after you play your second-to-last card",
+    },
+    "tricks": {"keep": "it answers your own Reverse: the table stays as it is"},
+}
+#: What the person is asked to do in each phase (the engine's phase names).
+PHASE_TASKS = {
+    "uno": {
+        "play": "play a card",
+        "drawn": "play the card you drew or keep it (pass)",
+        "challenge": "challenge or accept the Wild Draw Four played on you",
+        "uno": "declare UNO (uno) or stay silent",
+        "colour": "name the colour of the starting Wild",
+    },
+    "tricks": {
+        "lay": "lay a number card",
+        "draw": "draw number cards",
+        "return": "put number cards back under the pile",
+        "swap": "swap table cards or keep the table",
+    },
+}
+
+
 class MoveError(ValueError):
     """Input that is not a legal move now; the message says what is."""
 
@@ -109,7 +140,9 @@ def describe(moves: Sequence[Move]) -> str:
     return ", ".join(f"{m.key} {m.label}" + (" (+colour)" if m.needs_colour else "") for m in moves)
 
 
-def parse_move(game: str, text: str, moves: Sequence[Move], hand: Sequence[str] = ()) -> str | Choice:
+def parse_move(
+    game: str, text: str, moves: Sequence[Move], hand: Sequence[str] = (), phase: str | None = None
+) -> str | Choice:
     """The action a person's input means, or the question that completes it.
 
     Accepted: a key from the list (``3``), an action name (``play R7``), the card
@@ -133,11 +166,17 @@ def parse_move(game: str, text: str, moves: Sequence[Move], hand: Sequence[str] 
         for action in move.actions:
             if lowered in _forms(game, action) or word == action:
                 return action
-    raise MoveError(_explain(game, typed, moves, hand))
+    raise MoveError(_explain(game, typed, moves, hand, phase))
 
 
-def _explain(game: str, typed: str, moves: Sequence[Move], hand: Sequence[str]) -> str:
+def _explain(game: str, typed: str, moves: Sequence[Move], hand: Sequence[str], phase: str | None) -> str:
     legal = describe(moves)
+    lowered = typed.lower()
+    word = SHORTCUTS.get(game, {}).get(lowered, lowered)
+    if word in WORD_MOVES.get(game, {}):  # a move of the game, just not one to make now
+        task = PHASE_TASKS.get(game, {}).get(phase or "")
+        now = f" Now you {task}." if task else ""
+        return f"{word!r} is a move, but not now: {WORD_MOVES[game][word]}.{now} Legal: {legal}"
     if game == "uno":
         card = typed.split(" ")[0].upper()
         try:

@@ -50,7 +50,7 @@ def opponent_spec(game: str, num_players: int, text: str | Mapping[str, Any]) ->
                     "label": AGENT,
                 }
             )
-        elif path and all(part.isidentifier() for part in path.split(".")):  # package.module:Class (outside code)
+        elif path and not path.endswith(".pt") and all(p.isidentifier() for p in path.split(".")):  # module:Class
             spec = text.strip()
         elif path:
             raise ValueError(f"only 'agent' takes a checkpoint after ':' (or 'package.module:Class'), got {text!r}")
@@ -147,6 +147,7 @@ class TableSession:
             raise ValueError(f"give {num_players} player names, got {len(self.names)}")
         self.tally = Tally()
         self.history: list[Event] = []
+        self._deal_due = True  # a hand was dealt and not yet announced (its first card's effect)
         # The next game's seed: drawn from the session's own generator, not continued from the
         # engine's stream, whose seed and counter the finished game's record shows.
         self._next_seeds = np.random.default_rng([int(seed) % 2**64, 0x7AB1E])
@@ -207,8 +208,8 @@ class TableSession:
         """Typed input -> an action name or a follow-up question; :class:`MoveError` if neither."""
         if not self.human_to_act:
             raise MoveError("it is not your turn")
-        hand = self.view()["hand"]
-        return parse_move(self.game, text, self.moves(), hand)
+        view = self.view()
+        return parse_move(self.game, text, self.moves(), view["hand"], phase=view.get("phase"))
 
     def act(self, action: str) -> list[Event]:
         """The person's move (an action name), then the agents' moves until the person's
@@ -222,18 +223,51 @@ class TableSession:
         if action not in legal:
             raise MoveError(f"{action!r} is not legal now; legal: {', '.join(legal)}")
         events = [self._step(self.module.action_id(action))]
-        return events + self.advance()
+        return events + self._deal_events() + self.advance()
 
     def advance(self) -> list[Event]:
         """Let the agents play until the person is to act or the game is over."""
-        events = []
+        events = self._deal_events()
         while not self.over and self.current_player != self.seat:
             if len(events) >= MAX_AGENT_MOVES:
                 raise RuntimeError("the agents made too many moves in a row")
             obs, mask = self.engine.observe()
             action = int(self.policies[self.current_player](obs, mask)[0])
             events.append(self._step(action))
+            events += self._deal_events()
         return events
+
+    def _deal_events(self) -> list[Event]:
+        """The announcement of a hand just dealt (what its first card did), once per hand."""
+        if not self._deal_due or self.over:
+            return []
+        self._deal_due = False
+        if self.game != "uno":
+            return []
+        event = Event(-1, "", "deal", self._opening_story(self.engine.position(0)), self.view())
+        self.history.append(event)
+        return [event]
+
+    def _opening_story(self, pos: dict[str, Any]) -> str:
+        """What the first card of a fresh hand did, read from the position the engine dealt
+        (who drew, who plays first, which way play goes): the engine applied it, this tells it."""
+        first, starter, current = pos["discard_pile"][0], pos["hand_starter"], pos["current_player"]
+        hand = f"Hand {pos['hand_number'] + 1}" if self.rules.match else "New game"
+        parts = [f"{hand}: the first card is {first}"]
+        if pos["direction"] < 0:
+            parts.append("play goes the other way")
+        for s, cards in enumerate(pos["hands"]):
+            if len(cards) > self.rules.hand_size:
+                parts.append(f"{self._who(s)} drew {len(cards) - self.rules.hand_size}")
+        if current != starter and pos["direction"] > 0:
+            parts.append(f"{self._who(starter)} {'miss' if starter == self.seat else 'misses'} the turn")
+        you = current == self.seat
+        if pos["phase"] == "colour":
+            name, play = ("name", "play") if you else ("names", "plays")
+            parts.append(f"{self._who(current)} {name} its colour and {play}")
+        else:
+            parts.append(f"{self._who(current)} {'play' if you else 'plays'} first")
+        return "; ".join(parts)
 
     def next_game(self) -> list[Event]:
         """Deal the next game (a new match in UNO) once this one is over."""
@@ -241,6 +275,7 @@ class TableSession:
             raise MoveError("the game is still being played")
         self.engine.reset(seed=int(self._next_seeds.integers(2**31)))
         self._start_record()
+        self._deal_due = True
         return self.advance()
 
     def save_record(self, path: str | Path) -> Path:
@@ -264,6 +299,8 @@ class TableSession:
         if done[0]:
             self.record.result = {"rewards": rewards[0].tolist()}
             event.game_over = self._game_over()
+        elif event.hand_over:  # a match goes on: the engine dealt the next hand in this step
+            self._deal_due = True
         event.view = self.view()
         revealed = event.view.get("revealed")
         if revealed and player == self.seat and name == "challenge":

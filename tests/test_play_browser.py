@@ -128,6 +128,22 @@ def test_whole_uno_hand_by_clicking(app_url: str, page: Any) -> None:
     assert text.startswith('{"type": "header", "game": "uno"') and '"type": "result"' in text
 
 
+def test_the_first_cards_effect_is_told_and_the_prompt_names_only_legal_moves(app_url: str, page: Any) -> None:
+    deal(page, app_url, "uno", seed=1, opponents="random", target=500)  # this deal turns R+2 first
+    assert "the first card is R+2; You drew 2; You miss the turn" in page.text_content("#log")
+    for _ in range(12):  # a few turns: the prompt offers exactly the kinds of moves that are legal
+        page.wait_for_function(IDLE)
+        if page.evaluate("document.body.dataset.state") != "your-turn":
+            break
+        actions = page.evaluate("view.moves.flatMap((m) => m.actions)")
+        prompt = page.text_content("#prompt")
+        if page.evaluate("view.phase") == "play":
+            assert ("draw" in prompt) == ("draw" in actions), (prompt, actions)
+            assert ("play a card" in prompt or "stack" in prompt) == any(a.startswith("play ") for a in actions)
+        page.evaluate(f"send({actions[-1]!r})" if not actions[-1].startswith("play W") else f"send({actions[0]!r})")
+        page.wait_for_function(IDLE)
+
+
 def test_page_never_receives_hidden_cards(app_url: str, page: Any) -> None:
     """Everything the server sends is the person's view: no other hand, pile order or seed."""
     bodies: list[str] = []

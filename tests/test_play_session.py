@@ -80,7 +80,9 @@ def test_a_wild_alone_asks_for_its_colour() -> None:
         ("G3", "you do not hold G3"),
         ("R8", "R8 cannot be played now"),
         ("hello", "is not a move"),
-        ("pass", "is not a move"),
+        ("pass", "'pass' is a move, but not now: it keeps a card you have just drawn"),
+        ("u", "'uno' is a move, but not now: it is said right after you play your second-to-last card"),
+        ("challenge", "'challenge' is a move, but not now: it answers a Wild Draw Four played on you"),
     ],
 )
 def test_bad_uno_input_says_what_is_allowed(text: str, message: str) -> None:
@@ -88,6 +90,37 @@ def test_bad_uno_input_says_what_is_allowed(text: str, message: str) -> None:
     with pytest.raises(MoveError, match=message) as err:
         parse_move("uno", text, moves, hand=["R7", "R8", "W"])
     assert text == "" or "R7" in str(err.value)
+
+
+def test_a_move_that_is_not_legal_now_says_what_the_phase_asks() -> None:
+    moves = list_moves("uno", ["play R7", "draw"])
+    with pytest.raises(MoveError, match=r"'uno' is a move, but not now: .* Now you play a card. Legal: 1 R7, 2 draw"):
+        parse_move("uno", "uno", moves, phase="play")
+    moves = list_moves("uno", ["challenge", "accept"])
+    with pytest.raises(MoveError, match="'draw' is a move, but not now: .* Now you challenge or accept the Wild Draw"):
+        parse_move("uno", "draw", moves, phase="challenge")
+    moves = list_moves("tricks", ["lay 3", "lay 7"])
+    with pytest.raises(MoveError, match="'keep' is a move, but not now: it answers your own Reverse"):
+        parse_move("tricks", "keep", moves, phase="lay")
+
+
+def test_the_first_cards_effect_is_announced_for_every_hand() -> None:
+    session = TableSession("uno", 2, ["random"], seed=1)  # this deal turns R+2 first
+    first = session.advance()[0]
+    assert first.action == "deal" and first.player == -1
+    assert first.text == "Hand 1: the first card is R+2; You drew 2; You miss the turn; P1 random plays first"
+    session = TableSession("uno", 2, ["random"], seed=4, target=150)  # GR first: the dealer plays first
+    events = session.advance()
+    assert events[0].text == "Hand 1: the first card is GR; play goes the other way; P1 random plays first"
+    hands = 1
+    while not session.over:
+        events = session.act(session.legal_actions()[0])
+        deals = [e for e in events if e.action == "deal"]
+        hands += len(deals)
+        assert all(
+            e.text.startswith(f"Hand {hands - len(deals) + i + 1}: the first card is") for i, e in enumerate(deals)
+        )
+    assert hands == sum(e.hand_over is not None for e in session.history) >= 2  # one announcement per hand
 
 
 def test_typed_trick_game_moves() -> None:

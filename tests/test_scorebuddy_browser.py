@@ -164,3 +164,12 @@ def test_reverse_match_in_the_browser(live_server, page, tmp_path):
     page.get_by_test_id("undo").click()
     expect(page.get_by_test_id("banner")).to_be_hidden()
     assert ScoreBook.load(store).totals() == {"Anna": 12, "Bo": 74, "Cy": 299}
+
+
+def test_score_buddy_links_back_to_the_game_page(live_server, page, tmp_path):
+    from tabletop.web import create_app as game_app  # play.py --web: the game at /, Score Buddy at /score/
+
+    page.goto(live_server(game_app(tmp_path / "scores.json")) + "/score/")
+    page.get_by_test_id("back-to-game").click()
+    page.wait_for_url(lambda url: "/score" not in url)
+    page.wait_for_function("document.body.dataset.state === 'setup'")  # the game page's table setup

@@ -251,8 +251,13 @@ function promptText() {
     if (phase === "challenge") return `${view.players[view.challenge_from].name} played a Wild Draw Four on you: challenge or accept?`;
     if (phase === "drawn") return `You drew ${view.drawn_card}: play it or keep it`;
     if (phase === "colour") return "Name the colour of the starting Wild";
-    if (view.pending_draw) return `Stack a Draw Two or draw ${view.pending_draw}`;
-    return "Your turn: play a card or draw";
+    // Name only the kinds of moves that are legal now (the server's list of moves says which).
+    const plays = view.moves.some((m) => m.actions.some((a) => a.startsWith("play ")));
+    const draws = view.moves.some((m) => m.actions.includes("draw"));
+    const kinds = [];
+    if (plays) kinds.push(view.pending_draw ? "stack a Draw Two" : "play a card");
+    if (draws) kinds.push(view.pending_draw ? `draw ${view.pending_draw}` : "draw");
+    return `Your turn: ${kinds.join(" or ")}`;
   }
   if (phase === "draw") return `Draw up to ${view.draw_limit} number cards`;
   if (phase === "return") return `Click a number card to put it back (${view.returns_left} to go)`;
