@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
 from envs.atomic import check_writable
-from envs.compiled import COMPILING, kernels_cached
+from envs.compiled import COMPILING, kernels_cached, warm_up
 from tournament.config import TournamentConfig, load_config, merge, parse_overrides, read_yaml
 from tournament.report import print_report, write_outputs
 from tournament.runner import run_tournament
@@ -44,6 +44,8 @@ def run(config: TournamentConfig, console: Console, label: str = "games", backen
     schedule = build_schedule(config)
     if not kernels_cached(config.game):  # else the bar sits at 0 for a minute and looks frozen
         console.print(COMPILING)
+        seconds = warm_up(config.game, config.players, config.rules)  # not counted in the games/s below
+        console.print(f"compiled in {seconds:.0f} s; later runs load them from numba's cache")
     columns = (
         "[progress.description]{task.description}",
         BarColumn(),

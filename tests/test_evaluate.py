@@ -77,3 +77,11 @@ def test_bad_config_fails_before_any_game(tmp_path):
     proc = evaluate("--config", "configs/eval/bluff_study.yaml", "challenge=[never, sometimes]")
     assert proc.returncode == 2 and "sometimes" in proc.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_the_warm_up_compiles_every_kernel_a_tournament_steps_with():
+    """evaluate.py compiles before its clock starts, so games/s never counts the compile."""
+    from envs.compiled import kernels_cached, warm_up
+
+    for game, players in (("uno", 3), ("tricks", None)):
+        assert warm_up(game, players, {}) >= 0 and kernels_cached(game)
