@@ -1,28 +1,47 @@
 """Game engines and environments of unolab: classic UNO (``envs.uno``, ``envs.uno_v0``) and
 the team trick game (``envs.uno_tricks``, ``envs.uno_tricks_v0``).
 
-Importing ``envs`` registers the Gymnasium ids (entry points by name: nothing is built or
-compiled until ``make``): ``gymnasium.make("unolab/Uno-v0")`` is ``uno_v0.gym_env`` and
-``gymnasium.make_vec("unolab/Uno-v0", num_envs=N)`` is ``uno_v0.vector_env`` (the trick game:
-``unolab/UnoTricks-v0``); keyword arguments go through, the opponent is ``heuristic`` unless
-given. ``import envs; gymnasium.register_envs(envs)`` says so to a linter.
+Importing ``envs`` registers both games' environments by id (entry points by name: nothing
+is built or compiled until one is made):
+
+- Gymnasium: ``gymnasium.make("unolab/Uno-v0")`` is ``uno_v0.gym_env`` and
+  ``gymnasium.make_vec("unolab/Uno-v0", num_envs=N)`` is ``uno_v0.vector_env`` (the trick
+  game: ``unolab/UnoTricks-v0``); the opponent is ``heuristic`` unless given.
+  ``import envs; gymnasium.register_envs(envs)`` says so to a linter.
+- PettingZoo (>= 1.27): ``pettingzoo.make("aec", "unolab/uno-v0", num_players=4)`` is
+  ``uno_v0.env`` (the trick game: ``unolab/uno_tricks-v0``).
+
+Keyword arguments go through to the entry point.
 """
 
-GYMNASIUM_IDS = {"unolab/Uno-v0": "envs.uno_v0", "unolab/UnoTricks-v0": "envs.uno_tricks_v0"}
+#: Each game's versioned env module and its ids: (Gymnasium, PettingZoo).
+ENV_IDS = {
+    "envs.uno_v0": ("unolab/Uno-v0", "unolab/uno-v0"),
+    "envs.uno_tricks_v0": ("unolab/UnoTricks-v0", "unolab/uno_tricks-v0"),
+}
 
 
-def _register_gymnasium_ids() -> None:
+def _register_ids() -> None:
     from gymnasium.envs.registration import register, registry
 
-    for env_id, module in GYMNASIUM_IDS.items():
-        if env_id not in registry:
+    for module, (gym_id, _) in ENV_IDS.items():
+        if gym_id not in registry:
             register(
-                env_id,
+                gym_id,
                 entry_point=f"{module}:gym_env",
                 vector_entry_point=f"{module}:vector_env",
                 kwargs={"opponent": "heuristic"},
                 disable_env_checker=True,  # checked by the tests (check_env); the checker wraps every step
             )
+    try:
+        import pettingzoo
+    except ImportError:  # a dependency of the lab; an old PettingZoo has no registry
+        return
+    if not hasattr(pettingzoo, "register"):
+        return
+    for module, (_, aec_id) in ENV_IDS.items():
+        if aec_id not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", aec_id, entry_point=f"{module}:env")
 
 
-_register_gymnasium_ids()
+_register_ids()

@@ -169,3 +169,15 @@ def test_maskable_ppo_trains_on_the_vector_env_through_the_sb3_adapter():
     assert vec.venv.action_masks()[np.arange(64), actions].all()
     obs, reward, done, infos = vec.step(actions)
     assert reward.shape == done.shape == (64,) and len(infos) == 64
+
+
+def test_pettingzoo_ids_make_the_aec_envs():
+    pettingzoo = pytest.importorskip("pettingzoo")
+    from pettingzoo.test import api_test
+
+    env = pettingzoo.make("aec", "unolab/uno-v0", num_players=4, stacking=True)
+    assert env.num_agents == 4 and env.rules.stacking
+    api_test(env, num_cycles=50)
+    tricks = pettingzoo.make("aec", "unolab/uno_tricks-v0")
+    tricks.reset(seed=0)
+    assert tricks.possible_agents == [f"player_{i}" for i in range(4)]
