@@ -1,4 +1,4 @@
-"""Scripted policies of the team trick game (RULES.md, game 2), batched over games.
+"""Scripted policies of the team trick game (docs/tricks.md), batched over games.
 
 Each policy scores all 89 actions of every game from the observation alone (never the
 engine's state) and lets :meth:`SeededPolicy.choose` take the best legal one, ties at random:

@@ -41,7 +41,7 @@ WILD_DRAW_FOUR = 53
 NUM_CARD_TYPES = 54
 DECK_SIZE = 108
 
-#: Point values when a hand is counted (RULES.md, "End of a hand and scoring").
+#: Point values when a hand is counted (docs/uno.md, "Decisions and phases": end of a hand and scoring).
 ACTION_CARD_POINTS = 20
 WILD_CARD_POINTS = 50
 

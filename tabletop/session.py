@@ -6,8 +6,8 @@ action names (:meth:`TableSession.act`) or typed text (:meth:`TableSession.parse
 agents then play until it is the person's turn again, and every move comes back as an
 :class:`Event` that carries only what the person may know (``text``, ``view``).
 
-Classic UNO is played as a match to ``target`` points (RULES.md: 500 by default) with the
-standings after every hand. The trick game has no match target in RULES.md: each deal is
+Classic UNO is played as a match to ``target`` points (docs/uno.md: 500 by default) with the
+standings after every hand. The trick game has no match target (docs/tricks.md): each deal is
 one game and the session keeps a tally of deals won per team.
 """
 

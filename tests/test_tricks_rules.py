@@ -1,4 +1,4 @@
-"""RULES.md game 2 (the team trick game): a scenario for every rule and option."""
+"""docs/tricks.md (the team trick game): a scenario for every rule and option."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md game 1, "Challenge (Wild Draw Four)" and "Declaring UNO"."""
+"""docs/uno.md, "Decisions and phases": the Wild Draw Four challenge and declaring UNO."""
 
 from __future__ import annotations
 

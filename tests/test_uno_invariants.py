@@ -1,4 +1,4 @@
-"""RULES.md invariants checked in bulk on random play: conservation, no dead ends, determinism."""
+"""The invariants of docs/uno.md and docs/tricks.md, checked in bulk on random play: conservation, no dead ends, determinism."""
 
 from __future__ import annotations
 

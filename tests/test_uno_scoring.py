@@ -1,4 +1,4 @@
-"""RULES.md game 1, "End of a hand and scoring", matches, reverse scoring and rewards."""
+"""docs/uno.md: the end of a hand and scoring, matches, reverse scoring and rewards."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md game 1, "A turn": matching, wilds, drawing, the drawn card, piles, Skip, Reverse, Draw Two."""
+"""docs/uno.md, "Decisions and phases": a turn: matching, wilds, drawing, the drawn card, piles, Skip, Reverse, Draw Two."""
 
 from __future__ import annotations
 
@@ -195,7 +195,7 @@ def test_starting_wild_first_player_names_the_colour_then_plays():
 
 
 def test_first_card_effects_on_the_first_player():
-    """Bulk over thousands of random deals: every kind of starting card does what RULES.md says."""
+    """Bulk over thousands of random deals: every kind of starting card does what docs/uno.md says."""
     B, P = 4096, 4
     eng = UnoEngine(num_games=B, num_players=P, seed=7)
     eng.reset()

@@ -400,8 +400,8 @@ def markdown(
         "rule of the cell: `never`, `always`, or `smart` (challenge when the estimated probability that "
         "the player held the colour in force, from the unseen cards and the player's hand size, "
         "exceeds 1/3, the break-even of drawing 4 against drawing 6).",
-        f"- Rules: {config.rules or 'defaults of RULES.md'} (a single hand per game, Wild Draw Four "
-        "challenge as in RULES.md: a guilty bluffer draws 4, an innocent one makes the challenger draw 6).",
+        f"- Rules: {config.rules or 'the defaults of docs/uno.md'} (a single hand per game, Wild Draw Four "
+        "challenge as in docs/uno.md: a guilty bluffer draws 4, an innocent one makes the challenger draw 6).",
         f"- {games:,} games per cell: one bluffer and n-1 challengers, the bluffer in every seat in turn, on "
         + ", ".join(f"{math.ceil(games / n):,} duplicate deals at {n} players" for n in config.table_sizes)
         + ", the same deals in every cell of a table size.",

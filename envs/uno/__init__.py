@@ -1,4 +1,4 @@
-"""Classic UNO (RULES.md, game 1): rules, batched engine, actions, observations, positions."""
+"""Classic UNO (docs/uno.md): rules, batched engine, actions, observations, positions."""
 
 from envs.core import IllegalActionError
 from envs.uno.actions import ACTION_NAMES, NUM_ACTIONS, action_id, action_name

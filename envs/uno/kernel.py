@@ -1,4 +1,4 @@
-"""The rules of classic UNO (RULES.md, game 1) as compiled kernels, one game at a time.
+"""The rules of classic UNO (docs/uno.md) as compiled kernels, one game at a time.
 
 :class:`envs.uno.engine.UnoEngine` keeps the state of a batch of games in numpy arrays
 (batch first) and calls these ``numba`` kernels, which loop over the games in compiled
@@ -377,7 +377,7 @@ def deal(s, g: int, num_players: int, hand_size: int) -> None:
 
 @njit(cache=True, _nrt=False)
 def start_hand(s, g: int, first_card: int, num_players: int) -> None:
-    """The first card's effect on the first player (RULES.md, "Deal and start")."""
+    """The first card's effect on the first player (docs/uno.md, "Decisions and phases": start of a hand)."""
     first = s.hand_starter[g]
     kind = _KIND[first_card]
     s.phase[g] = COLOUR if kind == KIND_WILD else PLAY

@@ -1,4 +1,4 @@
-"""Every rule option of classic UNO (RULES.md, game 1), validated on construction.
+"""Every rule option of classic UNO (docs/uno.md), validated on construction.
 
 Defaults follow the Italian seed text where it speaks and the official rules where it is
 silent.  Users write these fields in YAML configs; :meth:`UnoRules.from_dict` turns such

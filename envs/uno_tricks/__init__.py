@@ -1,4 +1,4 @@
-"""The team trick game (RULES.md, game 2): rules, batched engine, actions, observations, positions."""
+"""The team trick game (docs/tricks.md): rules, batched engine, actions, observations, positions."""
 
 from envs.core import IllegalActionError
 from envs.uno_tricks.actions import ACTION_NAMES, NUM_ACTIONS, action_id, action_name

@@ -7,7 +7,7 @@ card; the team with the higher sum takes the trick's cards into its points pile.
 state is a few numpy arrays with the batch first; the piles are circular queues because
 cards are drawn from the top and go back *under* the pile.
 
-Decisions, phase by phase (RULES.md, game 2):
+Decisions, phase by phase (docs/tricks.md):
 
 * ``lay``: ``lay N`` with no special, or with +2, +4, the +2/+4 pair, Skip, Wild or Reverse.
 * ``draw``: after a +2 (+4): take 0-2 (0-4) number cards from the pile. Two or more

@@ -6,7 +6,7 @@ kernel loops over the games in compiled code and plays the rules one game at a t
 Rule options come in as plain flags, the card tables below are frozen into the compiled
 code as constants, and every kernel writes into arrays the caller allocated.
 
-The turn structure (RULES.md, game 2). A trick: starting with its leader, each seat that
+The turn structure (docs/tricks.md). A trick: starting with its leader, each seat that
 holds a number card lays one (:func:`lay_card`: a number already on the table is a
 :func:`forced_duplicate`, worth 0), optionally with one special card or the +2/+4 pair,
 whose effect resolves at once:

@@ -1,4 +1,4 @@
-"""Every rule option of the team trick game (RULES.md, game 2), validated on construction."""
+"""Every rule option of the team trick game (docs/tricks.md), validated on construction."""
 
 from __future__ import annotations
 
