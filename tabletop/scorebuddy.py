@@ -1,4 +1,4 @@
-"""Score Buddy: the scorekeeper for UNO played with real cards (docs/uno.md, "Decisions and phases": end of a hand and scoring).
+"""Score Buddy: the scorekeeper for UNO played with real cards (scoring: docs/uno.md, "Decisions and phases").
 
 A :class:`ScoreBook` is one table: its players, the match target, the scoring variant and
 the hands recorded so far. Nothing here knows a card value or a match-end rule: card

@@ -1,4 +1,4 @@
-"""The invariants of docs/uno.md and docs/tricks.md, checked in bulk on random play: conservation, no dead ends, determinism."""
+"""Invariants checked in bulk on random play: card conservation, no dead ends, determinism."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""docs/uno.md, "Decisions and phases": a turn: matching, wilds, drawing, the drawn card, piles, Skip, Reverse, Draw Two."""
+"""A turn (docs/uno.md, "Decisions and phases"): matching, wilds, drawing, the drawn card, Skip, Reverse, Draw Two."""
 
 from __future__ import annotations
 
