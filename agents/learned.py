@@ -106,7 +106,27 @@ def load_checkpoint(path: str | Path, game: str | None = None) -> dict[str, Any]
         raise ValueError(f"checkpoint {path} lacks {', '.join(missing)}")
     if game is not None and data["game"] != game:
         raise ValueError(f"checkpoint {path} holds a {data['game']} agent, not a {game} one")
+    check_sizes(data, path)
     return data
+
+
+def check_sizes(data: dict[str, Any], path: str | Path) -> None:
+    """Refuse a checkpoint whose network does not fit its game's observation and action sizes
+    now (an observation or action layout changed since it was trained), saying both."""
+    from envs.records import game_module
+
+    try:
+        module = game_module(str(data["game"]))
+    except ValueError as err:
+        raise ValueError(f"checkpoint {path}: {err}") from None
+    want = (module.Engine.obs_size, module.NUM_ACTIONS)
+    have = (data["obs_dim"], data["num_actions"])
+    if have != want:
+        raise ValueError(
+            f"checkpoint {path} was trained on {have[0]} observation values and {have[1]} actions; "
+            f"the {data['game']} game here has {want[0]} and {want[1]} (its layout changed): "
+            "train it again with its config"
+        )
 
 
 def network_from(data: dict[str, Any], path: str | Path = "checkpoint") -> ActorCritic:

@@ -339,3 +339,15 @@ def test_train_rounds_total_steps_aloud_skips_every_evaluation_at_eval_every_0_a
     for field in dataclasses.fields(PPOConfig):
         assert f"\n  {field.name} (default " in proc.stdout
     assert "ent_coef (default 0.01): entropy bonus" in proc.stdout
+
+
+def test_a_checkpoint_whose_sizes_do_not_fit_the_game_is_refused_with_both_sizes(tmp_path):
+    from agents.network import ActorCritic
+
+    data = load_checkpoint("models/uno_2p_ppo.pt", "uno")
+    for key in ("format", "version"):
+        data.pop(key, None)
+    data["obs_dim"], data["model"] = 300, ActorCritic(300, 70, [int(h) for h in data["hidden"]]).state_dict()
+    path = save_checkpoint(tmp_path / "old_layout.pt", data)
+    with pytest.raises(ValueError, match="trained on 300 observation values and 70 actions; the uno game here has 328"):
+        LearnedPolicy(checkpoint=str(path))
