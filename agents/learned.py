@@ -106,7 +106,6 @@ def load_checkpoint(path: str | Path, game: str | None = None) -> dict[str, Any]
         raise ValueError(f"checkpoint {path} lacks {', '.join(missing)}")
     if game is not None and data["game"] != game:
         raise ValueError(f"checkpoint {path} holds a {data['game']} agent, not a {game} one")
-    check_sizes(data, path)
     return data
 
 
@@ -153,6 +152,7 @@ class LearnedPolicy(SeededPolicy):
         if not checkpoint:
             raise ValueError("an agent policy needs checkpoint: <path to a .pt file>")
         data = load_checkpoint(checkpoint, None if self.game == "any" else self.game)
+        check_sizes(data, checkpoint)
         self.net = network_from(data, checkpoint)
         self.checkpoint, self.mode = str(checkpoint), mode
         self.num_players = int(data["num_players"])

@@ -38,7 +38,7 @@ from torch import nn, optim
 from agents.learned import LearnedPolicy
 from agents.network import ActorCritic, masked_log_probs
 from agents.registry import check_spec, make_policy
-from envs.core import dataclass_from_mapping
+from envs.core import dataclass_from_mapping, shown_value
 
 GAME_MODULES = {"uno": "envs.uno", "tricks": "envs.uno_tricks"}
 BACKENDS = ("local", "ray")
@@ -59,6 +59,27 @@ NUMBER_RANGES = (
 
 
 EVAL_OPPONENTS = ("random", "rlcard_rule", "heuristic")
+#: Every integer key's allowed range: a value outside is refused by name before anything runs
+#: (a 30-digit num_games or seed would otherwise fail deep in numpy or torch).
+INTEGER_RANGES = {
+    "num_games": (1, 1_000_000),
+    "num_steps": (1, 100_000),
+    "total_steps": (1, 10**13),
+    "num_minibatches": (1, 10**7),
+    "update_epochs": (1, 1_000),
+    "eval_games": (1, 100_000_000),
+    "num_rollout_actors": (1, 1_024),
+    "imitation_epochs": (1, 1_000),
+    "snapshot_every": (0, 10**9),
+    "pool_size": (0, 10_000),
+    "checkpoint_every": (0, 10**9),
+    "eval_every": (0, 10**9),
+    "torch_threads": (0, 1_024),
+    "final_eval_games": (0, 100_000_000),
+    "imitation_steps": (0, 10**13),
+    "seed": (0, 2**63 - 1),
+}
+MAX_UPDATE_DECISIONS = 2**22  # num_games x num_steps: 4M decisions (some 5 GB of observations)
 
 
 @dataclasses.dataclass
@@ -142,16 +163,15 @@ class PPOConfig:
         module.Rules.from_dict(self.rules).check_players(self.players)
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
-        names = ("num_games", "num_steps", "total_steps", "num_minibatches", "update_epochs", "eval_games")
-        for name in (*names, "num_rollout_actors", "imitation_epochs"):
+        for name, (low, high) in INTEGER_RANGES.items():
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        counts = ("snapshot_every", "pool_size", "checkpoint_every", "eval_every", "torch_threads", "final_eval_games")
-        for name in (*counts, "imitation_steps"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError(f"{name} must be an integer from {low:,} to {high:,}, got {shown_value(value)}")
+        if self.num_games * self.num_steps > MAX_UPDATE_DECISIONS:
+            raise ValueError(
+                f"num_games x num_steps ({self.num_games:,} x {self.num_steps:,}) must be at most "
+                f"{MAX_UPDATE_DECISIONS:,} decisions per update (the rollout is held in memory)"
+            )
         if self.num_rollout_actors > self.num_games:
             raise ValueError(
                 f"num_rollout_actors ({self.num_rollout_actors}) cannot exceed num_games ({self.num_games}): "
@@ -160,8 +180,6 @@ class PPOConfig:
         for name in ("log_dir", "run_name", "export", "device"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} must be a string (a path or a name), got {getattr(self, name)!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise ValueError(f"seed must be an integer, got {self.seed!r}")
         for name, low, high, allowed in NUMBER_RANGES:
             value = getattr(self, name)
             if name == "target_kl" and value is None:
@@ -186,9 +204,13 @@ class PPOConfig:
         if (
             not isinstance(self.hidden, list)
             or not self.hidden
-            or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in self.hidden)
+            or len(self.hidden) > 16
+            or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 65_536 for h in self.hidden)
         ):
-            raise ValueError(f"hidden must be a list of positive layer sizes (e.g. [256, 256]), got {self.hidden!r}")
+            raise ValueError(
+                f"hidden must be a list of 1 to 16 layer sizes from 1 to 65,536 (e.g. [256, 256]), "
+                f"got {shown_value(self.hidden)}"
+            )
         if self.target is not None:
             self._check_target()
         for spec in [*self.opponents, *self.eval_opponents, self.imitation_teacher]:

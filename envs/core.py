@@ -302,9 +302,7 @@ class BatchedEngine:
         (the Gymnasium vector env): the games to catch up step while the others wait.
         """
         self._require_dealt()
-        games = np.asarray(games, dtype=np.int64).reshape(-1)
-        if not games.size or games.min() < 0 or games.max() >= self.num_games or np.unique(games).size < games.size:
-            raise ValueError(f"step_games takes a non-empty list of distinct game indices in 0..{self.num_games - 1}")
+        games = self._game_indices(games, "step_games")
         if games.size == self.num_games and (games == self._ar).all():
             return self.step(actions)
         if self._mask is None:
@@ -314,7 +312,7 @@ class BatchedEngine:
         for path in fields:
             sub._state_field(path)[...] = self._state_field(path)[games]
         sub._dealt, sub._mask = True, self._mask[games]
-        sub.next_game_seeds = None
+        sub.next_game_seeds, sub.auto_reset = None, self.auto_reset
         if self.next_game_seeds is not None:
             sub.next_game_seeds = lambda rows: self.next_game_seeds(games[rows])
         try:
@@ -331,8 +329,8 @@ class BatchedEngine:
         return out
 
     def _sub_engine(self, size: int) -> BatchedEngine:
-        """A scratch engine of ``size`` games for :meth:`step_games` (kept: building one costs
-        more than the step; its whole state is overwritten before use)."""
+        """A scratch engine of ``size`` games for :meth:`step_games`, kept for the next call of
+        that size (its whole state is overwritten before use)."""
         cache = self.__dict__.setdefault("_sub_engines", {})
         if size not in cache:
             if len(cache) >= 64:
@@ -341,15 +339,25 @@ class BatchedEngine:
         return cache[size]
 
     def restart_games(self, games: Sequence[int] | np.ndarray) -> None:
-        """Deal a new game in each of ``games`` from its own random stream, as a game that
-        ends there would be (``auto_reset``); the others are untouched. For a driver that
-        ends a game itself (an illegal action that loses, a time limit)."""
+        """Deal a new game in each of ``games`` from its own random stream (``next_game_seeds``
+        is not asked); the others are untouched. For a driver that ends a game itself (an
+        illegal action that loses, a time limit)."""
         self._require_dealt()
-        games = np.asarray(games, dtype=np.int64).reshape(-1)
-        if not games.size or games.min() < 0 or games.max() >= self.num_games:
-            raise ValueError(f"restart_games takes a non-empty list of game indices in 0..{self.num_games - 1}")
-        self._new_episode(games)
+        self._new_episode(self._game_indices(games, "restart_games"))
         self._mask = None
+
+    def _game_indices(self, games: Sequence[int] | np.ndarray, what: str) -> np.ndarray:
+        """Distinct integer game indices as ``int64 [k]``; anything else is a ``ValueError``."""
+        arr = np.asarray(games).reshape(-1)
+        if (
+            not arr.size
+            or arr.dtype.kind not in "iu"
+            or arr.min() < 0
+            or arr.max() >= self.num_games
+            or np.unique(arr).size < arr.size
+        ):
+            raise ValueError(f"{what} takes a non-empty list of distinct game indices in 0..{self.num_games - 1}")
+        return arr.astype(np.int64, copy=False)
 
     def state_arrays(self) -> dict[str, np.ndarray]:
         """Every game's whole state and random streams, as copies by attribute path: what a

@@ -38,13 +38,19 @@ class SeatVectorEnv(VectorEnv):
 
     ``opponent``: a batched policy ``(obs [k, OBS], mask [k, A]) -> actions [k]`` or a policy
     spec (``"heuristic"``, ``{"name": "heuristic", "bluff": 0.5}``) for every other seat, or
-    a sequence of them, one per seat *after* the learner's in turn order (offset 1, 2, ...:
-    in the trick game the second is the partner). ``seat``: the learner's seat in every
+    a sequence of them, one per seat offset from the learner's (seat + 1, seat + 2, ... in
+    seat numbers, whichever way play goes: in the trick game the second is the partner).
+    ``seat``: the learner's seat in every
     game, or None for a seat drawn at random for each new game (the observation is the
     seat's own view either way). An illegal action raises
     :class:`~envs.core.IllegalActionError` and changes nothing (``illegal_action="raise"``,
     the default: masked learners never send one), or with ``"lose"`` ends that game with
     reward -1 (``infos["illegal_action"]`` marks it) and deals the next.
+
+    An episode is a game in which the learner moves: a game dealt and finished by the
+    opponents before the learner's first move (possible: a Draw Two chain, a Skip) is not
+    one, and neither its reward nor its end is reported. An opponent policy that returns an
+    illegal action leaves the env to be reset (the error says so).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -94,7 +100,7 @@ class SeatVectorEnv(VectorEnv):
     def reset(self, *, seed: int | Sequence[int] | None = None, options: dict | None = None):
         """Deal every game again. ``seed`` (an int, or one per game) makes the games, the
         seats drawn and seeded opponent policies repeat."""
-        super().reset(seed=seed if seed is None or isinstance(seed, (int, np.integer)) else None)
+        super().reset(seed=int(seed) if isinstance(seed, (int, np.integer)) else None)
         if seed is not None and not isinstance(seed, (int, np.integer)):
             seeds = [int(s) for s in seed]
             if len(seeds) != self.num_envs:
@@ -119,11 +125,11 @@ class SeatVectorEnv(VectorEnv):
     def step(self, actions: Any):
         if self.engine is None:
             raise RuntimeError("reset() must be called before step()")
-        actions = self._actions(actions)
+        actions, in_range = self._actions(actions)
         reward = np.zeros(self.num_envs, np.float32)
         terminated = np.zeros(self.num_envs, bool)
         infos: dict[str, Any] = {}
-        legal = self._mask[self._ar, actions]
+        legal = in_range & self._mask[self._ar, np.where(in_range, actions, 0)]
         if legal.all() or self.illegal_action == "raise":  # the engine names a refused action
             self._apply(self._ar, actions, reward, terminated)
         else:
@@ -146,7 +152,7 @@ class SeatVectorEnv(VectorEnv):
             raise RuntimeError("reset() must be called before action_masks()")
         return self._mask.astype(bool)
 
-    def close(self, **kwargs: Any) -> None:
+    def close_extras(self, **kwargs: Any) -> None:
         self.engine = None
 
     # ------------------------------------------------------------------ the other seats
@@ -160,7 +166,8 @@ class SeatVectorEnv(VectorEnv):
         """Step ``games`` with ``actions``; credit the learner's reward, note ended games."""
         obs, mask, rewards, done = self.engine.step_games(games, actions)
         self._obs[games], self._mask[games] = obs, mask
-        reward[games] += rewards[np.arange(len(games)), self.seat[games]]
+        fresh = ~terminated[games]  # a game dealt and ended again in this step had no learner move
+        reward[games] += np.where(fresh, rewards[np.arange(len(games)), self.seat[games]], 0)
         if done.any():
             ended = games[done]
             terminated[ended] = True
@@ -180,10 +187,18 @@ class SeatVectorEnv(VectorEnv):
                 games = waiting[rows]
                 policy = self.policies[int(k) - 1]
                 actions[rows] = np.asarray(policy(self._obs[games], self._mask[games]), dtype=np.int64)
-            self._apply(waiting, actions, reward, terminated)
+            try:
+                self._apply(waiting, actions, reward, terminated)
+            except IllegalActionError as err:
+                self.engine = None  # half stepped: only a reset makes it consistent again
+                raise IllegalActionError(
+                    f"an opponent policy chose an illegal action ({err}); reset() the env"
+                ) from None
 
     # ------------------------------------------------------------------ checks and views
-    def _actions(self, actions: Any) -> np.ndarray:
+    def _actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The actions as ``int64 [N]`` and which are in range (out of range: refused, or with
+        ``illegal_action="lose"`` a lost game like any illegal action)."""
         arr = np.asarray(actions)
         if arr.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},): one per game; got shape {arr.shape}")
@@ -192,12 +207,13 @@ class SeatVectorEnv(VectorEnv):
                 f"actions are integer action ids in 0..{self.game.NUM_ACTIONS - 1}, got {arr.dtype}"
             )
         arr = arr.astype(np.int64, copy=False)
-        bad = np.flatnonzero((arr < 0) | (arr >= self.game.NUM_ACTIONS))
-        if bad.size:
+        in_range = (arr >= 0) & (arr < self.game.NUM_ACTIONS)
+        bad = np.flatnonzero(~in_range)
+        if bad.size and self.illegal_action == "raise":
             raise IllegalActionError(
                 f"game {bad[0]}: action {arr[bad[0]]} is out of range 0..{self.game.NUM_ACTIONS - 1}"
             )
-        return arr
+        return arr, in_range
 
     def _observation(self) -> dict[str, np.ndarray]:
         return {"observation": self._obs.copy(), "action_mask": self._mask.astype(np.int8)}

@@ -295,8 +295,11 @@ class SeatEnv(gym.Env):
             for policy in {id(p): p for p in self.opponents.values()}.values():
                 if hasattr(policy, "seed"):
                     policy.seed(int(self.np_random.integers(2**63)))
-        self.engine.reset()
-        obs, mask, _, _ = self._play_others()  # a game never ends before every seat has played
+        while True:  # a game the others end before this seat's first move (a Draw Two chain) is no episode
+            self.engine.reset()
+            obs, mask, _, done = self._play_others()
+            if not done:
+                break
         self._mask = mask[0]
         self._over = False
         return self._dict(obs, mask), {}

@@ -22,13 +22,20 @@ rules: {stacking: *g}
 """
 
 
-def test_nested_aliases_are_refused_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "where", ["rules: {stacking: *g}", "players: *g", "policies: [random, {name: heuristic, label: *g}]"]
+)
+def test_nested_aliases_are_refused_at_once(tmp_path: Path, where: str) -> None:
+    from train import load_training_config
+
     path = tmp_path / "laughs.yaml"
-    path.write_text(BILLION_LAUGHS)
+    path.write_text(BILLION_LAUGHS.replace("rules: {stacking: *g}", where))
     signal.alarm(60)  # a hang guard (the expansion used to run for minutes), not a speed check
     try:
         with pytest.raises(ValueError, match="aliases"):
             load_config(path)
+        with pytest.raises(ValueError, match="aliases"):
+            load_training_config(path, [])
     finally:
         signal.alarm(0)
     with pytest.raises(ValueError, match="override rules.stacking is not valid YAML: .*aliases"):
@@ -107,11 +114,18 @@ def test_flipped_bytes_in_a_checkpoint_are_refused(tmp_path: Path) -> None:
         ("gamma=5", "gamma must be a number in [0, 1], got 5"),
         ("clip_coef=-3", "clip_coef must be a number in (0, 10]"),
         ("max_grad_norm=-1", "max_grad_norm must be a number > 0"),
-        ("num_minibatches=100000000", "num_minibatches (100000000) cannot exceed the decisions of an update"),
+        ("num_minibatches=1000000", "num_minibatches (1000000) cannot exceed the decisions of an update"),
         ("learning_rate=abc", "learning_rate must be a number in (0, 1], got 'abc'"),
         ("learning_rate=.nan", "learning_rate must be a number"),
-        ("hidden=5", "hidden must be a list of positive layer sizes"),
-        ("seed=1.5", "seed must be an integer, got 1.5"),
+        ("hidden=5", "hidden must be a list of 1 to 16 layer sizes"),
+        ("seed=1.5", "seed must be an integer from 0 to 9,223,372,036,854,775,807, got 1.5"),
+        # huge integers: refused by name here, not deep in numpy or torch once training starts
+        ("num_games=" + "9" * 30, "num_games must be an integer from 1 to 1,000,000"),
+        ("total_steps=" + "9" * 30, "total_steps must be an integer from 1 to 10,000,000,000,000"),
+        ("seed=" + "9" * 30, "seed must be an integer from 0 to"),
+        ("hidden=[" + "9" * 30 + "]", "hidden must be a list of 1 to 16 layer sizes from 1 to 65,536"),
+        ("eval_games=" + "9" * 30, "eval_games must be an integer from 1 to 100,000,000"),
+        ("num_steps=100000", "num_games x num_steps (1,024 x 100,000) must be at most 4,194,304"),
         ("opponents=random", "opponents must be a list of policy specs"),
         ("anneal_lr=maybe", "anneal_lr must be true or false"),
         ("export=5", "export must be a string"),
@@ -125,14 +139,15 @@ def test_bad_training_values_are_refused_with_the_key(override: str, message: st
     assert message in str(err.value)
 
 
+@pytest.mark.parametrize("game", ["uno", "tricks"])
 @pytest.mark.parametrize("bad", [66.9, "17", True, None, [3]])
-def test_the_gymnasium_env_refuses_actions_that_are_not_integers(bad: object) -> None:
+def test_the_gymnasium_env_refuses_actions_that_are_not_integers(bad: object, game: str) -> None:
     import numpy as np
 
-    from envs import uno_v0
+    from envs import uno_tricks_v0, uno_v0
     from envs.core import IllegalActionError
 
-    env = uno_v0.gym_env("random")
+    env = (uno_v0 if game == "uno" else uno_tricks_v0).gym_env("random")
     obs, _ = env.reset(seed=3)
     with pytest.raises(IllegalActionError, match="an action is an integer id"):
         env.step(bad)

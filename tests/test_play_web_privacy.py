@@ -182,3 +182,46 @@ def test_tables_in_play_are_not_evicted_idle_ones_are() -> None:
     third = tables.add(object())  # type: ignore[arg-type]
     assert set(tables.by_id) == {first, third}
     assert MAX_TABLES >= 16
+
+
+def test_the_game_apps_own_routes_refuse_cross_site_requests(client: TestClient) -> None:
+    body = {"game": "uno", "players": 2, "opponents": ["random"], "seed": 1}
+    res = client.post("/api/new", content=json.dumps(body), headers={"content-type": "text/plain"})
+    assert res.status_code == 415
+    res = client.post("/api/new", json=body, headers={"origin": "http://evil.example"})
+    assert res.status_code == 403
+    table = client.post("/api/new", json=body).json()["id"]
+    move = {"id": table, "action": "draw"}
+    assert client.post("/api/move", content=json.dumps(move), headers={"content-type": "text/plain"}).status_code == 415
+    assert client.post("/api/move", json=move, headers={"origin": "http://evil.example"}).status_code == 403
+
+
+def test_agent_paths_get_one_answer_whether_or_not_the_file_exists(client: TestClient) -> None:
+    answers = set()
+    for path in ("/etc/passwd", "/no/such.pt", "models/uno_2p_ppo.pt"):  # a real checkpoint, not offered by path
+        res = client.post("/api/new", json={"game": "uno", "players": 2, "opponents": [f"agent:{path}"]})
+        assert res.status_code == 400
+        answers.add(res.text.replace(path, "PATH"))
+    assert len(answers) == 1  # nothing tells whether a server file exists
+
+
+def test_other_players_trick_game_returns_stay_hidden(client: TestClient) -> None:
+    """A returned card goes under the pile face down: the person sees that it happened only."""
+    hidden = 0
+    for seed in range(6):
+        body = {"game": "tricks", "opponents": ["heuristic"], "seed": seed, "rules": {"exchange_returns": "two"}}
+        res = client.post("/api/new", json=body)
+        assert res.status_code == 200, res.text
+        table, seat = res.json()["id"], res.json()["view"]["seat"]
+        while True:
+            for event in res.json()["events"]:
+                if event["player"] != seat and event["action"].startswith("return"):
+                    assert event["action"] == "return a card"
+                    assert event["text"].endswith("put a card back under the pile"), event["text"]
+                    hidden += 1
+            if res.json()["view"]["over"]:
+                break
+            moves = res.json()["view"]["moves"]
+            res = client.post("/api/move", json={"id": table, "action": moves[0]["actions"][0]})
+            assert res.status_code == 200, res.text
+    assert hidden > 0

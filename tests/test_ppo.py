@@ -188,7 +188,7 @@ def test_bad_training_configs_are_refused():
         ({"players": 3, "game": "tricks"}, "4"),
         ({"opponents": ["nosuch"]}, "unknown uno policy 'nosuch'"),
         ({"self_play": 1.5}, "self_play"),
-        ({"num_games": 0}, "num_games must be a positive integer"),
+        ({"num_games": 0}, "num_games must be an integer from 1 to"),
         ({"device": "tpu"}, "device"),
     ]:
         with pytest.raises(ValueError, match=message):

@@ -21,7 +21,7 @@ def test_bad_backend_settings_are_refused():
         tiny(backend="spark")
     with pytest.raises(ValueError, match=r"num_rollout_actors \(9\) cannot exceed num_games \(8\)"):
         tiny(num_games=8, num_rollout_actors=9)
-    with pytest.raises(ValueError, match="num_rollout_actors must be a positive integer"):
+    with pytest.raises(ValueError, match="num_rollout_actors must be an integer from 1 to 1,024"):
         tiny(num_rollout_actors=0)
 
 

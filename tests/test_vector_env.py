@@ -181,3 +181,40 @@ def test_pettingzoo_ids_make_the_aec_envs():
     tricks = pettingzoo.make("aec", "unolab/uno_tricks-v0")
     tricks.reset(seed=0)
     assert tricks.possible_agents == [f"player_{i}" for i in range(4)]
+
+
+def test_a_game_the_opponents_deal_and_finish_without_the_learner_is_no_episode():
+    """Seed 0, random opponents: at step 266 game 219 ends twice in one step (the learner's move
+    ends one game, the opponent wins the next before the learner moves); one reward of -1 only."""
+    venv = uno_v0.vector_env(256, opponent="random")
+    venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        _, reward, terminated, _, _ = venv.step(_random_actions(venv.action_masks(), rng))
+        assert np.abs(reward).max() <= 1 and (reward[~terminated] == 0).all()
+
+
+def test_seeds_actions_and_indices_of_every_integer_kind_and_no_other():
+    venv = uno_v0.vector_env(4, opponent="random", illegal_action="lose")
+    venv.reset(seed=np.int64(5))
+    actions = venv.action_masks().argmax(1)
+    actions[1] = 70  # out of range: with "lose" a lost game like any illegal action
+    _, reward, terminated, _, infos = venv.step(actions)
+    assert reward[1] == -1 and terminated[1] and infos["illegal_action"][1]
+    eng = UnoEngine(4, 2, None, seed=0)
+    eng.reset()
+    for bad in ([True, False], [2.7], [0, 0]):
+        with pytest.raises(ValueError, match="distinct game indices"):
+            eng.restart_games(bad)
+        with pytest.raises(ValueError, match="distinct game indices"):
+            eng.step_games(bad, [0] * len(bad))
+
+
+def test_an_opponent_that_plays_an_illegal_action_leaves_the_env_to_be_reset():
+    venv = uno_v0.vector_env(8, opponent=lambda obs, mask: np.full(len(mask), 69))  # 'colour B': rarely legal
+    with pytest.raises(IllegalActionError, match="an opponent policy chose an illegal action"):
+        venv.reset(seed=1)
+        for _ in range(5):
+            venv.step(venv.action_masks().argmax(1))
+    with pytest.raises(RuntimeError, match="reset"):
+        venv.step(np.zeros(8, np.int64))
