@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from envs.games import GAMES
 from tabletop.moves import MoveError
 
 
@@ -37,7 +38,7 @@ def _rules_options(items: Sequence[str], parser: argparse.ArgumentParser) -> dic
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", choices=("uno", "tricks"), default="uno")
+    parser.add_argument("--game", choices=sorted(GAMES), default="uno")
     parser.add_argument("--players", type=int, default=2, help="UNO: 2-10 players (the trick game has 4)")
     parser.add_argument("--opponents", default="heuristic", help="comma-separated policies for the other seats")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")

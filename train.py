@@ -36,6 +36,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from envs.atomic import check_writable
+from envs.games import game as game_info
 from tournament.config import TournamentConfig, merge, parse_overrides, read_yaml
 
 
@@ -69,14 +70,15 @@ def evaluate_policy(cfg: Any, player: Any, seed: int = 12345, games: int | None 
         other = label if label != "agent" else "opponent"
         opponent = {"name": spec, "label": other} if isinstance(spec, str) else {**spec, "label": other}
         players = cfg.players
-        lineup = ["agent", other] if cfg.game == "tricks" else ["agent"] + [other] * (players - 1)
+        teams = game_info(cfg.game).teams
+        lineup = ["agent", other] if teams else ["agent"] + [other] * (players - 1)
         config = TournamentConfig.from_mapping(
             {
                 "game": cfg.game,
                 "players": players,
                 "rules": cfg.rules,
                 "policies": [{**({"name": player} if isinstance(player, str) else player), "label": "agent"}, opponent],
-                "lineups": None if cfg.game == "tricks" else [lineup],
+                "lineups": None if teams else [lineup],
                 "seating": "rotations",
                 "games": games,
                 "batch": min(4096, games),

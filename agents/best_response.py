@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.atomic import write_atomically
+from envs.games import game as game_info
 from tournament.report import json_ready, save_figure
 
 RESULT = "best_response.json"
@@ -33,7 +34,7 @@ PLACE_KEYS = ("log_dir", "run_name", "export", "checkpoint_every", "torch_thread
 def fair_share(cfg: Any) -> float:
     """What a learner no better than the target wins: 1/players with one seat of classic UNO,
     1/2 for one team of the trick game."""
-    return 0.5 if cfg.game == "tricks" else 1 / cfg.players
+    return game_info(cfg.game).fair_share(cfg.players)
 
 
 def config_digest(cfg: Any) -> str:
@@ -186,7 +187,7 @@ def plot_curves(results: list[dict[str, Any]], path: Path, title: str) -> Path:
                 color=line[0].get_color(),
             )
         ax.axhline(rows[0]["fair_share"], color="grey", linestyle="--", linewidth=1, label="fair share")
-        where = "trick game, team vs team" if game == "tricks" else f"classic UNO, {players} players"
+        where = game_info(game).describe_table(players)
         ax.set_title(f"{title}: {where}")
         ax.set_xlabel("decisions trained (millions, every seat's)")
         ax.set_ylabel("win rate against the target (95% CI)")

@@ -25,16 +25,17 @@ import torch
 from agents.network import ActorCritic
 from agents.policy import SeededPolicy, as_masks, check_chosen
 from envs.atomic import write_atomically
+from envs.games import GAMES, game_module
+from envs.games import game as game_info
 
-#: The shipped agents (``models/``): per game, per table size; other table sizes get the fallback.
+#: The shipped agents (``models/``; which file for which game and table size: ``envs.games``).
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
-SHIPPED_AGENTS = {"uno": {2: "uno_2p_ppo.pt", 4: "uno_4p_ppo.pt"}, "tricks": {4: "tricks_ppo.pt"}}
-SHIPPED_FALLBACK = {"uno": "uno_4p_ppo.pt", "tricks": "tricks_ppo.pt"}
 
 
 def shipped_agent(game: str, num_players: int) -> Path:
     """The shipped agent's checkpoint for this game and table size (the nearest one we ship)."""
-    return MODELS_DIR / SHIPPED_AGENTS[game].get(num_players, SHIPPED_FALLBACK[game])
+    g = game_info(game)
+    return MODELS_DIR / g.shipped_agents.get(num_players, g.default_agent)
 
 
 FORMAT = "unolab-agent"
@@ -112,8 +113,6 @@ def load_checkpoint(path: str | Path, game: str | None = None) -> dict[str, Any]
 def check_sizes(data: dict[str, Any], path: str | Path) -> None:
     """Refuse a checkpoint whose network does not fit its game's observation and action sizes
     now (an observation or action layout changed since it was trained), saying both."""
-    from envs.records import game_module
-
     try:
         module = game_module(str(data["game"]))
     except ValueError as err:
@@ -175,12 +174,12 @@ class LearnedPolicy(SeededPolicy):
         return check_chosen(mask, np.where(mask, scores, -np.inf).argmax(axis=1))
 
 
-class UnoAgentPolicy(LearnedPolicy):
-    game = "uno"
+def _agent_policy(name: str) -> type[LearnedPolicy]:
+    """``{name: agent, checkpoint: ...}`` of one game: a LearnedPolicy refusing other games'
+    checkpoints, a module attribute (``UnoAgentPolicy``) so that it pickles."""
+    cls = type(f"{name.capitalize()}AgentPolicy", (LearnedPolicy,), {"game": name, "__module__": __name__})
+    globals()[cls.__name__] = cls
+    return cls
 
 
-class TricksAgentPolicy(LearnedPolicy):
-    game = "tricks"
-
-
-AGENT_POLICIES = {"uno": UnoAgentPolicy, "tricks": TricksAgentPolicy}
+AGENT_POLICIES: dict[str, type[LearnedPolicy]] = {name: _agent_policy(name) for name in GAMES}

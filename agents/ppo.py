@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -39,8 +38,9 @@ from agents.learned import LearnedPolicy
 from agents.network import ActorCritic, masked_log_probs
 from agents.registry import check_spec, make_policy
 from envs.core import dataclass_from_mapping, shown_value
+from envs.games import GAMES, game_module
+from envs.games import game as game_info
 
-GAME_MODULES = {"uno": "envs.uno", "tricks": "envs.uno_tricks"}
 BACKENDS = ("local", "ray")
 
 
@@ -157,9 +157,9 @@ class PPOConfig:
 
     def check(self) -> None:
         """Refuse an impossible config with the reason, before anything runs."""
-        if not isinstance(self.game, str) or self.game not in GAME_MODULES:
-            raise ValueError(f"game must be one of {', '.join(GAME_MODULES)}, got {self.game!r}")
-        module = importlib.import_module(GAME_MODULES[self.game])
+        if not isinstance(self.game, str) or self.game not in GAMES:
+            raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
+        module = game_module(self.game)
         module.Rules.from_dict(self.rules).check_players(self.players)
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
@@ -268,7 +268,7 @@ class PPOTrainer:
         torch.manual_seed(cfg.seed)
         self.device = resolve_device(cfg.device)
         self.rng = np.random.default_rng(cfg.seed)
-        game = importlib.import_module(GAME_MODULES[cfg.game])
+        game = game_module(cfg.game)
         rules = game.Rules.from_dict(cfg.rules)
         self.engine = game.Engine(cfg.num_games, cfg.players, rules, seed=cfg.seed)
         self.num_players = cfg.players
@@ -305,7 +305,7 @@ class PPOTrainer:
         solo = (self.rng.random(n) >= self.cfg.self_play) & (size > 0)
         self.opponent[games] = np.where(solo, self.rng.integers(max(size, 1), size=n), -1)
         seats = np.zeros((n, P), bool)
-        if self.cfg.game == "tricks":  # partners opposite: seats t and t + 2
+        if game_info(self.cfg.game).teams:  # partners opposite: seats t and t + 2
             team = self.rng.integers(2, size=n)
             seats[np.arange(n), team] = seats[np.arange(n), team + 2] = True
         else:
@@ -536,7 +536,7 @@ class PPOTrainer:
     # ------------------------------------------------------------------ checkpoints
     def agent_payload(self) -> dict[str, Any]:
         """What a policy needs (an exported agent): the network and what it plays."""
-        game = importlib.import_module(GAME_MODULES[self.cfg.game])
+        game = game_module(self.cfg.game)
         return {
             "game": self.cfg.game,
             "num_players": self.cfg.players,

@@ -17,23 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from agents.policy import FIRST_LEGAL, FirstLegalPolicy
+from envs.games import game as game_info
+from envs.games import resolve
 
-GAMES = ("uno", "tricks")
 AGENT = "agent"
 SEARCH = "search"
 
 
 def policy_table(game: str) -> dict[str, type]:
-    """Scripted policy classes of a game, by name."""
-    if game == "uno":
-        from agents.uno_policies import UNO_POLICIES
-
-        return UNO_POLICIES
-    if game == "tricks":
-        from agents.tricks_policies import TRICKS_POLICIES
-
-        return TRICKS_POLICIES
-    raise ValueError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+    """Scripted policy classes of a game, by name (where its descriptor says they are)."""
+    return resolve(game_info(game).policies)
 
 
 def outside_policy_class(game: str, name: str) -> type:

@@ -236,9 +236,9 @@ class UnoSearchPolicy(SearchPolicy):
 
 
 def search_class(game: str) -> type:
-    """The search policy of a game (the trick game's lives in :mod:`agents.tricks_search`)."""
-    if game == "tricks":
-        from agents.tricks_search import TricksSearchPolicy
+    """The search policy of a game (its descriptor says which: the trick game's lives in
+    :mod:`agents.tricks_search`)."""
+    from envs.games import game as game_info
+    from envs.games import resolve
 
-        return TricksSearchPolicy
-    return UnoSearchPolicy
+    return resolve(game_info(game).search_policy)

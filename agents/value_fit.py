@@ -19,7 +19,6 @@ imitation head; ``{name: search, value: ...}`` uses its critic).
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import time
 from pathlib import Path
@@ -31,8 +30,7 @@ from torch import nn, optim
 from agents.learned import save_checkpoint
 from agents.network import ActorCritic, masked_log_probs
 from agents.registry import make_policy
-
-GAME_MODULES = {"uno": "envs.uno", "tricks": "envs.uno_tricks"}
+from envs.games import GAMES, game_module
 
 
 def self_play_samples(
@@ -40,7 +38,7 @@ def self_play_samples(
 ) -> dict[str, np.ndarray]:
     """Every seat's view at every step of ``decisions`` self-play moves, with that seat's final
     reward (samples of games still going at the end are dropped)."""
-    module = importlib.import_module(GAME_MODULES[game])
+    module = game_module(game)
     eng = module.Engine(batch, players, module.Rules(), seed=seed)
     policy = make_policy(game, policy_spec, seed=seed)
     steps = max(1, decisions // batch)
@@ -80,7 +78,7 @@ def self_play_samples(
 
 def fit(data: dict[str, np.ndarray], game: str, hidden: list[int], epochs: int, seed: int) -> ActorCritic:
     """Regress every seat's value on its result, imitate the acting seat's action."""
-    module = importlib.import_module(GAME_MODULES[game])
+    module = game_module(game)
     torch.manual_seed(seed)
     _, high = module.observation_bounds(module.Rules())
     net = ActorCritic(module.OBS_SIZE, module.NUM_ACTIONS, hidden, high)
@@ -110,7 +108,7 @@ def fit(data: dict[str, np.ndarray], game: str, hidden: list[int], epochs: int, 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", default="uno", choices=sorted(GAME_MODULES))
+    parser.add_argument("--game", default="uno", choices=sorted(GAMES))
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--policy", default="heuristic", help="the policy playing every seat (a name)")
     parser.add_argument("--decisions", type=int, default=2_000_000, help="self-play moves recorded")

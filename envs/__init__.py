@@ -14,22 +14,19 @@ is built or compiled until one is made):
 Keyword arguments go through to the entry point.
 """
 
-#: Each game's versioned env module and its ids: (Gymnasium, PettingZoo).
-ENV_IDS = {
-    "envs.uno_v0": ("unolab/Uno-v0", "unolab/uno-v0"),
-    "envs.uno_tricks_v0": ("unolab/UnoTricks-v0", "unolab/uno_tricks-v0"),
-}
-
 
 def _register_ids() -> None:
+    """Every game's ids (``envs.games``: its env module, Gymnasium and PettingZoo ids)."""
     from gymnasium.envs.registration import register, registry
 
-    for module, (gym_id, _) in ENV_IDS.items():
-        if gym_id not in registry:
+    from envs.games import GAMES
+
+    for g in GAMES.values():
+        if g.gym_id not in registry:
             register(
-                gym_id,
-                entry_point=f"{module}:gym_env",
-                vector_entry_point=f"{module}:vector_env",
+                g.gym_id,
+                entry_point=f"{g.env_module}:gym_env",
+                vector_entry_point=f"{g.env_module}:vector_env",
                 kwargs={"opponent": "heuristic"},
                 disable_env_checker=True,  # checked by the tests (check_env); the checker wraps every step
             )
@@ -39,9 +36,9 @@ def _register_ids() -> None:
         return
     if not hasattr(pettingzoo, "register"):
         return
-    for module, (_, aec_id) in ENV_IDS.items():
-        if aec_id not in pettingzoo.aec_registry:
-            pettingzoo.register("aec", aec_id, entry_point=f"{module}:env")
+    for g in GAMES.values():
+        if g.aec_id not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", g.aec_id, entry_point=f"{g.env_module}:env")
 
 
 _register_ids()

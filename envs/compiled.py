@@ -7,17 +7,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-#: The modules whose kernels numba compiles and caches (``cache=True``) beside them.
-KERNEL_MODULES = {
-    "uno": Path(__file__).parent / "uno" / "kernel.py",
-    "tricks": Path(__file__).parent / "uno_tricks" / "kernel.py",
-}
 COMPILING = "compiling the game kernels (first run only, about a minute)..."
+
+
+def kernel_source(game: str) -> Path:
+    """The file of a game's kernels (numba caches them in ``__pycache__`` beside it)."""
+    import importlib.util
+
+    from envs.games import game as game_info
+
+    return Path(importlib.util.find_spec(game_info(game).kernel_module).origin)
 
 
 def kernels_cached(game: str) -> bool:
     """True when numba's cache holds this game's kernels (index files newer than the source)."""
-    source = KERNEL_MODULES[game]
+    source = kernel_source(game)
     index = list((source.parent / "__pycache__").glob(f"{source.stem}.*.nbi"))
     return bool(index) and min(p.stat().st_mtime for p in index) >= source.stat().st_mtime
 
@@ -25,14 +29,14 @@ def kernels_cached(game: str) -> bool:
 def warm_up(game: str, num_players: int | None = None, rules: Any = None) -> float:
     """Compile (or load from the cache) the kernels a game's engine steps with: deal, step a
     few moves, observe another seat, restart a game. Returns the seconds it took."""
-    import importlib
     import time
 
     import numpy as np
 
     start = time.perf_counter()
-    module = importlib.import_module({"uno": "envs.uno", "tricks": "envs.uno_tricks"}[game])
-    engine_type = module.Engine
+    from envs.games import game_module
+
+    engine_type = game_module(game).Engine
     players = engine_type.table_size or num_players or 2
     rules = engine_type.rules_type.from_dict(rules) if isinstance(rules, dict) or rules is None else rules
     eng = engine_type(2, players, rules, seed=0, auto_reset=True)

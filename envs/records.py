@@ -29,7 +29,6 @@ Command line::
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from collections.abc import Iterator, Sequence
@@ -42,21 +41,15 @@ import numpy as np
 
 from envs.atomic import write_atomically
 from envs.core import IllegalActionError, shown_value
+from envs.games import GAMES, game_module
 
 FORMAT_VERSION = 1
-GAMES = {"uno": "envs.uno", "tricks": "envs.uno_tricks"}
 #: The keys of each line type (``type`` included).
 LINE_KEYS = {
     "header": {"type", "game", "version", "num_players", "rules", "start"},
     "move": {"type", "player", "action"},
     "result": {"type", "rewards"},
 }
-
-
-def game_module(game: str) -> ModuleType:
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; known: {', '.join(GAMES)}")
-    return importlib.import_module(GAMES[game])
 
 
 def _check_version(version: Any) -> None:

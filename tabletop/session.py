@@ -23,6 +23,7 @@ import numpy as np
 
 from agents.registry import AGENT, check_spec, make_policy, spec_label
 from envs.cards import COLOUR_NAMES, COLOURS
+from envs.games import game as game_info
 from envs.records import GameRecord, game_module
 from tabletop.moves import Choice, Move, MoveError, list_moves, parse_move
 from tabletop.views import TEAM_NAMES, VIEWS, team_of
@@ -109,10 +110,11 @@ class TableSession:
     ) -> None:
         self.game = game
         self.module = game_module(game)
-        if game == "tricks":
-            num_players = 4
+        sizes = game_info(game).table_sizes
+        if len(sizes) == 1:  # a game for a fixed table (the trick game: 4)
+            num_players = sizes[0]
         options = dict(rules or {})
-        if game == "uno":
+        if {"match", "target_score"} <= set(self.module.Rules().to_dict()):  # a game played as a match
             options.setdefault("match", True)
             options.setdefault("target_score", target)
         self.rules = self.module.Rules.from_dict(options)
@@ -163,7 +165,7 @@ class TableSession:
                 label = spec_label(self.specs[s])
                 names.append(
                     f"P{s} {label}"
-                    + (" (partner)" if self.game == "tricks" and team_of(s) == team_of(self.seat) else "")
+                    + (" (partner)" if game_info(self.game).teams and team_of(s) == team_of(self.seat) else "")
                 )
         return names
 

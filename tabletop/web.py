@@ -37,6 +37,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agents.registry import AGENT, SEARCH, policy_table
+from envs.games import GAMES
+from envs.games import game as game_info
 from tabletop.guard import error_response, guards, shown
 from tabletop.moves import MoveError
 from tabletop.scorebuddy_web import scorebuddy_routes
@@ -141,10 +143,10 @@ def create_app(store_path: Path = Path("scorebuddy.json"), allowed_hosts: Iterab
 
     async def options(request: Request) -> Response:
         games = {}
-        for game in ("uno", "tricks"):
-            games[game] = {"policies": offered(game)}
-        games["uno"].update(players=[2, 10], default_opponent="heuristic", targets=[200, 300, 500])
-        games["tricks"].update(players=[4, 4], default_opponent="heuristic")
+        for name, g in GAMES.items():
+            sizes = [g.table_sizes.start, g.table_sizes.stop - 1]
+            games[name] = {"policies": offered(name), "players": sizes, "default_opponent": "heuristic"}
+        games["uno"]["targets"] = [200, 300, 500]  # the page's presets for a classic UNO match
         return JSONResponse({"games": games})
 
     async def new(request: Request) -> Response:
@@ -157,15 +159,15 @@ def create_app(store_path: Path = Path("scorebuddy.json"), allowed_hosts: Iterab
                     "allowed: game, players, opponents, target, seed, rules, seat"
                 )
             game = data.get("game", "uno")
-            if game not in ("uno", "tricks"):
-                raise ValueError(f"game must be 'uno' or 'tricks', got {shown(game)}")
+            if not isinstance(game, str) or game not in GAMES:
+                raise ValueError(f"game must be one of {', '.join(GAMES)}, got {shown(game)}")
             rules = data.get("rules") or {}
             if not isinstance(rules, dict):
                 raise ValueError(f"rules must be an object of rules options, got {shown(rules)}")
             seed = _int(data, "seed", None)
             session = TableSession(
                 game=game,
-                num_players=int(_int(data, "players", 2 if game == "uno" else 4)),
+                num_players=int(_int(data, "players", game_info(game).table_sizes.start)),
                 opponents=_opponents(game, data.get("opponents", "heuristic")),
                 seat=int(_int(data, "seat", 0)),
                 rules=rules,

@@ -163,5 +163,5 @@ def test_a_cold_start_is_announced(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert compiled.kernels_cached("uno")
     fake = tmp_path / "kernel.py"
     fake.write_text("")
-    monkeypatch.setitem(compiled.KERNEL_MODULES, "uno", fake)  # no cache beside it: a first run
+    monkeypatch.setattr(compiled, "kernel_source", lambda game: fake)  # no cache beside it: a first run
     assert not compiled.kernels_cached("uno")

@@ -33,12 +33,13 @@ from typing import Any
 
 import yaml
 
-from agents.registry import GAMES, check_spec, spec_label, split_spec
+from agents.registry import check_spec, spec_label, split_spec
 from envs.core import dataclass_from_mapping
+from envs.games import GAMES
+from envs.games import game as game_info
 
 SEATINGS = ("auto", "rotations", "permutations")
 RATINGS = ("openskill", "none")
-TABLE_SIZES = {"uno": range(2, 11), "tricks": range(4, 5)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,7 +82,7 @@ class TournamentConfig:
         """Raise ``ValueError`` naming the problem: every mistake is caught before a game is played."""
         if self.game not in GAMES:
             raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
-        sizes = TABLE_SIZES[self.game]
+        sizes = game_info(self.game).table_sizes
         if isinstance(self.players, bool) or not isinstance(self.players, int) or self.players not in sizes:
             raise ValueError(
                 f"players: the {self.game} table seats {sizes.start}-{sizes.stop - 1}, got {self.players!r}"
@@ -135,7 +136,7 @@ class TournamentConfig:
         return entrants
 
     def _entrant(self, spec: Any) -> Entrant:
-        if self.game == "tricks" and isinstance(spec, Mapping) and "team" in spec:
+        if game_info(self.game).teams and isinstance(spec, Mapping) and "team" in spec:
             extra = sorted(set(spec) - {"team", "label"})
             if extra:
                 raise ValueError(f"a team entrant takes 'team' and 'label' only, got {', '.join(extra)}")
@@ -148,14 +149,14 @@ class TournamentConfig:
             return Entrant(str(label), tuple(team))
         check_spec(self.game, spec, self.rules)
         split_spec(spec)
-        specs = (spec, spec) if self.game == "tricks" else (spec,)
+        specs = (spec, spec) if game_info(self.game).teams else (spec,)
         return Entrant(spec_label(spec), specs)
 
     # ------------------------------------------------------------------ tables
     @property
     def sides(self) -> int:
         """Competing sides at a table: players, or the two teams of the trick game."""
-        return 2 if self.game == "tricks" else self.players
+        return game_info(self.game).sides(self.players)
 
     def table_lineups(self, entrants: list[Entrant]) -> list[tuple[int, ...]]:
         """The tables played, as entrant indexes per side (explicit ``lineups`` or a round robin)."""
@@ -190,8 +191,8 @@ class TournamentConfig:
         otherwise the rotations, which keep each player's neighbours.
         """
         n = self.players
-        if self.game == "tricks":
-            return [tuple((s + r) % 4 for s in range(4)) for r in range(4)]
+        if game_info(self.game).teams:
+            return [tuple((s + r) % n for s in range(n)) for r in range(n)]
         mode = self.seating
         if mode == "auto":
             mode = "permutations" if n <= 4 else "rotations"

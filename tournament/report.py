@@ -13,14 +13,16 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from envs.games import game as game_info
+
 
 def leaderboard(summary: dict[str, Any]) -> Table:
     """Entrants sorted by win rate, with intervals, points, ratings and (UNO) Wild Draw Four play."""
     rows = sorted(summary["entrants"], key=lambda r: -r["win_rate"])
     ratings = {r["entrant"]: r for r in summary.get("ratings", [])}
     game = summary["game"]
-    sides = 2 if game == "tricks" else summary["players"]
-    what = "teams" if game == "tricks" else f"{summary['players']} players"
+    sides = game_info(game).sides(summary["players"])
+    what = "teams" if game_info(game).teams else f"{summary['players']} players"
     table = Table(
         title=f"{game}: {what}, {summary['games']:,} games ({summary['deals']:,} duplicate deals "
         f"x {summary['seatings']} seatings), fair share {1 / sides:.3f}"

@@ -16,6 +16,7 @@ import dataclasses
 import numpy as np
 
 from envs import rng
+from envs.games import game as game_info
 from tournament.config import Entrant, TournamentConfig
 
 
@@ -74,9 +75,8 @@ def plan_shards(config: TournamentConfig, schedule: Schedule, shard_games: int |
 
 def seat_layout(config: TournamentConfig) -> list[tuple[int, int]]:
     """``(side, member)`` of each seat before any rotation: partners sit opposite in the trick game."""
-    if config.game == "tricks":
-        return [(0, 0), (1, 0), (0, 1), (1, 1)]
-    return [(s, 0) for s in range(config.players)]
+    g = game_info(config.game)
+    return [(g.side_of(s, config.players), s // 2 if g.teams else 0) for s in range(config.players)]
 
 
 def build_schedule(config: TournamentConfig) -> Schedule:

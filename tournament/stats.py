@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.games import game as game_info
 from tournament.config import TournamentConfig
 from tournament.runner import Results
 from tournament.schedule import Schedule
@@ -40,7 +41,7 @@ def seat_scores(config: TournamentConfig, results: Results) -> np.ndarray:
     a drawn trick game (no winner) gives every seat 1/2."""
     winners = results.winners.astype(np.float64)
     count = winners.sum(axis=1, keepdims=True)
-    if config.game == "tricks":
+    if game_info(config.game).teams:
         return np.where(count > 0, winners, 0.5)
     return winners / np.maximum(count, 1)
 
@@ -50,7 +51,7 @@ def summarise(config: TournamentConfig, schedule: Schedule, results: Results) ->
     played = results.played
     score = seat_scores(config, results)[played]
     entrant = schedule.seat_entrant[played]
-    per_side = 2 if config.game == "tricks" else 1  # partners share one team result
+    per_side = 2 if game_info(config.game).teams else 1  # partners share one team result
     rows = []
     rules = config.rules_object()
     for e, ent in enumerate(schedule.entrants):

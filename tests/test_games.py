@@ -1,0 +1,39 @@
+"""The game descriptors (``envs.games``): each game described once, and every layer asks them."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.learned import AGENT_POLICIES, MODELS_DIR, shipped_agent
+from agents.registry import policy_table
+from agents.search import search_class
+from envs.games import GAMES, game, game_module
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_descriptor_names_what_exists(name):
+    g = game(name)
+    engine = game_module(name)
+    assert engine.Engine.game == name and len(engine.ACTION_NAMES) == engine.NUM_ACTIONS
+    for players in g.table_sizes:
+        engine.Rules().check_players(players)  # every table size it claims is one its rules seat
+    with pytest.raises(ValueError):
+        engine.Rules().check_players(g.table_sizes.stop)
+    assert policy_table(name) and all(cls.game in (name, "any") for cls in policy_table(name).values())
+    assert search_class(name).game == name and AGENT_POLICIES[name].game == name
+    for players in g.table_sizes:
+        path = shipped_agent(name, players)
+        assert path.parent == MODELS_DIR and path.is_file()
+    assert g.fair_share(g.table_sizes.start) == pytest.approx(1 / g.sides(g.table_sizes.start))
+
+
+def test_sides_and_partners():
+    tricks, uno = game("tricks"), game("uno")
+    assert [tricks.side_of(s, 4) for s in range(4)] == [0, 1, 0, 1] and tricks.fair_share(4) == 0.5
+    assert [uno.side_of(s, 3) for s in range(3)] == [0, 1, 2] and uno.fair_share(3) == pytest.approx(1 / 3)
+    assert uno.describe_table(2) == "classic UNO, 2 players" and tricks.describe_table(4) == "trick game, team vs team"
+
+
+def test_an_unknown_game_names_the_games():
+    with pytest.raises(ValueError, match="unknown game 'chess'; games: uno, tricks"):
+        game("chess")
