@@ -20,9 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from envs.atomic import write_atomically
+from envs.atomic import json_ready, save_figure, write_atomically
 from envs.games import game as game_info
-from tournament.report import json_ready, save_figure
 
 RESULT = "best_response.json"
 PROGRESS = "best_response_progress.json"

@@ -70,7 +70,7 @@ class RayCollector:
     Ray actors on the connected cluster (``tournament.ray_backend.connect``)."""
 
     def __init__(self, trainer: PPOTrainer) -> None:
-        from tournament.ray_backend import import_ray
+        from agents.ray_support import import_ray
 
         ray = import_ray()
         if not ray.is_initialized():

@@ -1,17 +1,20 @@
 """Atomic file writes: a temporary file in the same folder, synced to disk, then renamed.
 
 A crash, a full disk or a killed process mid-write leaves the previous file intact, never
-half of a new one. Game records, agent checkpoints and Score Buddy's score book use it.
+half of a new one. Game records, agent checkpoints, Score Buddy's score book, reports, their
+JSON (strict: no NaN, :func:`json_ready`) and PNG figures (:func:`save_figure`) use it.
 """
 
 from __future__ import annotations
 
+import io
+import math
 import os
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 #: A temporary file of an earlier write older than this (seconds) was left by a killed process.
 STALE_SECONDS = 600
@@ -39,6 +42,28 @@ def write_atomically(path: str | Path, data: str | bytes | Callable[[BinaryIO], 
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` with NaN replaced by ``None`` (strict JSON has no NaN)."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    return value
+
+
+def save_figure(fig: Any, path: str | Path) -> Path:
+    """Save a matplotlib figure as a PNG atomically and close it."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return write_atomically(path, buf.getvalue())
 
 
 def remove_stale_temporaries(path: Path) -> None:

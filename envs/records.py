@@ -364,8 +364,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "record":
-        from agents.policy import RandomPolicy
-
         module = game_module(args.game)
         options = {}
         for item in args.rules:
@@ -378,10 +376,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             eng = module.Engine(1, args.players, rules, seed=args.seed, auto_reset=False)
         except ValueError as err:
             parser.error(str(err))
-        recorder, policy = Recorder(eng), RandomPolicy(args.seed)
+        recorder, choices = Recorder(eng), np.random.default_rng(args.seed)
         obs, mask = recorder.reset()
-        while not recorder.completed:
-            obs, mask, _, _ = recorder.step(policy(obs, mask))
+        while not recorder.completed:  # uniformly random legal moves (Gumbel-max over the mask)
+            obs, mask, _, _ = recorder.step(np.argmax(np.where(mask, choices.gumbel(size=mask.shape), -np.inf), axis=1))
         recorder.completed[0].save(args.out)
         print(f"saved {len(recorder.completed[0].moves)} moves to {args.out}")
         return 0

@@ -23,21 +23,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from agents.ray_support import INSTALL_HINT, import_ray
 from agents.registry import AGENT, make_policy, split_spec
 from tournament.config import TournamentConfig
 from tournament.runner import Results, merge_shards, play_shard
 from tournament.schedule import Schedule, Shard, plan_shards
 
-INSTALL_HINT = "pip install -e '.[ray]'"
-
-
-def import_ray() -> Any:
-    """The ``ray`` module, or a ``RuntimeError`` that says how to install it."""
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError(f"the ray backend needs Ray: {INSTALL_HINT}") from None
-    return ray
+__all__ = ["INSTALL_HINT", "import_ray", "connect", "run_tournament"]
 
 
 def connect(address: str | None = None, num_cpus: int | None = None) -> bool:

@@ -6,13 +6,13 @@ import csv
 import io
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from envs.atomic import json_ready, save_figure, write_atomically
 from envs.games import game as game_info
 
 
@@ -88,28 +88,8 @@ def print_report(summary: dict[str, Any], console: Console) -> None:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write then rename: a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
-def save_figure(fig: Any, path: Path) -> Path:
-    """Save a matplotlib figure as a PNG atomically (write then rename) and close it."""
-    import io
-
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.tight_layout()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_bytes(buf.getvalue())
-    os.replace(tmp, path)
-    return path
+    """Write then rename: a reader never sees half a file (:func:`envs.atomic.write_atomically`)."""
+    write_atomically(path, text)
 
 
 def entrants_csv(summary: dict[str, Any]) -> str:
@@ -123,17 +103,6 @@ def entrants_csv(summary: dict[str, Any]) -> str:
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()
-
-
-def json_ready(value: Any) -> Any:
-    """``value`` with NaN replaced by ``None`` (strict JSON has no NaN)."""
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, dict):
-        return {k: json_ready(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_ready(v) for v in value]
-    return value
 
 
 def write_outputs(summary: dict[str, Any], folder: Path, stem: str = "tournament") -> list[Path]:
