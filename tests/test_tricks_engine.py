@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from envs.cards import NUM_CARD_TYPES, TYPE_COPIES
 from envs.uno_tricks import NUM_ACTIONS, OBS_SIZE, IllegalActionError, TricksEngine, TricksRules, action_id, decode
 from envs.uno_tricks.engine import CardQueue
-from envs.uno_tricks.observation import FIELDS, observation_bounds
+from envs.uno_tricks.observation import FIELDS, OVER, observation_bounds
 from tests.play_helpers import play, random_actions
 from tests.tricks_helpers import engine, legal, position
 
@@ -62,7 +62,7 @@ def check_invariants(eng: TricksEngine, mask: np.ndarray) -> None:
     for before, after in zip(kept, summaries, strict=True):
         np.testing.assert_array_equal(before, after)
     assert (eng.hands >= 0).all() and (eng.points_piles >= 0).all()
-    live = eng.phase != 4
+    live = eng.phase != OVER
     assert mask.shape == (eng.num_games, NUM_ACTIONS) and mask[live].any(axis=1).all()
 
 
@@ -157,9 +157,9 @@ def test_finished_games_keep_every_card_in_one_place():
     eng = TricksEngine(num_games=32, rules=TricksRules(exchange_returns="two"), seed=6, auto_reset=False)
     _, mask = eng.reset()
     rng = np.random.default_rng(3)
-    while (eng.phase != 4).any():
+    while (eng.phase != OVER).any():
         _, mask, rewards, done = eng.step(
-            random_actions(np.where((eng.phase == 4)[:, None], True, mask), rng.random(mask.shape))
+            random_actions(np.where((eng.phase == OVER)[:, None], True, mask), rng.random(mask.shape))
         )
         check_invariants(eng, mask)
         assert (np.signbit(rewards) == (rewards < 0)).all()  # a draw pays 0.0, not -0.0

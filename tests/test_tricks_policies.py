@@ -9,7 +9,7 @@ from agents.policy import RandomPolicy, SeededPolicy
 from agents.registry import check_spec, make_policy
 from agents.tricks_policies import TRICKS_POLICIES, GreedyPolicy, HeuristicPolicy
 from envs.uno_tricks import NUM_ACTIONS, TricksEngine, TricksRules, action_name
-from envs.uno_tricks.observation import FIELDS, PHASES
+from envs.uno_tricks.observation import FIELDS, LAY, PHASES
 from tests.tricks_helpers import engine, laid, position
 
 RULE_SETS = [TricksRules(), TricksRules(exchange_returns="two", reward="points")]
@@ -63,7 +63,7 @@ def test_only_legal_actions_in_every_phase_of_bulk_play(name, rules):
     finished = 0
     for step in range(300):
         phase = obs[:, PHASE].argmax(axis=1)
-        by_other = (phase == 0) & (rng.random(eng.num_games) < 0.3) & (step >= 150)
+        by_other = (phase == LAY) & (rng.random(eng.num_games) < 0.3) & (step >= 150)
         actions = policy(obs, mask)
         assert actions.dtype == np.int64 and actions.shape == (eng.num_games,)
         if by_other.any():

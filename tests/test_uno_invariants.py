@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from envs.cards import DECK_SIZE, NUM_CARD_TYPES, TYPE_COPIES
 from envs.uno import NUM_ACTIONS, UnoEngine, UnoRules
-from envs.uno.observation import observation_bounds
+from envs.uno.observation import COLOUR, OVER, observation_bounds
 from tests.play_helpers import play, random_actions
 
 RULE_SETS = {
@@ -44,7 +44,7 @@ def check_invariants(eng: UnoEngine, mask: np.ndarray) -> None:
     assert (eng.hand_size == hands.sum(axis=2)).all()
     assert (eng.discard_counts == discard).all()
     assert (eng.top == eng.discard[np.arange(eng.num_games), eng.discard_len - 1]).all()
-    assert ((eng.colour >= 0) | (eng.phase == 4)).all()
+    assert ((eng.colour >= 0) | (eng.phase == COLOUR)).all()
     assert mask.shape == (eng.num_games, NUM_ACTIONS) and mask.any(axis=1).all(), "a state without legal action"
 
 
@@ -222,7 +222,7 @@ def test_partial_deck_games_lose_no_card_even_when_both_piles_run_dry():
     rng = np.random.default_rng(6)
     dry = 0
     for _ in range(300):
-        live = eng.phase != 5
+        live = eng.phase != OVER
         if not live.any():
             break
         actions = np.where(live, random_actions(np.where(live[:, None], mask, True), rng.random(mask.shape)), 0)
@@ -230,7 +230,7 @@ def test_partial_deck_games_lose_no_card_even_when_both_piles_run_dry():
         held = eng.hands.astype(np.int64).sum(axis=(1, 2))
         assert (held + eng.draw_end - eng.draw_top + eng.discard_len == initial).all()
         dry += int(((eng.draw_end == eng.draw_top) & (eng.discard_len == 1)).sum())
-        assert mask[eng.phase != 5].any(axis=1).all()
+        assert mask[eng.phase != OVER].any(axis=1).all()
     assert dry > 0
 
 

@@ -198,7 +198,7 @@ def test_seeds_actions_and_indices_of_every_integer_kind_and_no_other():
     venv = uno_v0.vector_env(4, opponent="random", illegal_action="lose")
     venv.reset(seed=np.int64(5))
     actions = venv.action_masks().argmax(1)
-    actions[1] = 70  # out of range: with "lose" a lost game like any illegal action
+    actions[1] = uno_v0.game.NUM_ACTIONS  # out of range: with "lose" a lost game like any illegal action
     _, reward, terminated, _, infos = venv.step(actions)
     assert reward[1] == -1 and terminated[1] and infos["illegal_action"][1]
     eng = UnoEngine(4, 2, None, seed=0)
@@ -211,7 +211,8 @@ def test_seeds_actions_and_indices_of_every_integer_kind_and_no_other():
 
 
 def test_an_opponent_that_plays_an_illegal_action_leaves_the_env_to_be_reset():
-    venv = uno_v0.vector_env(8, opponent=lambda obs, mask: np.full(len(mask), 69))  # 'colour B': rarely legal
+    colour_b = uno_v0.game.action_id("colour B")  # only legal when a starting Wild is turned
+    venv = uno_v0.vector_env(8, opponent=lambda obs, mask: np.full(len(mask), colour_b))
     with pytest.raises(IllegalActionError, match="an opponent policy chose an illegal action"):
         venv.reset(seed=1)
         for _ in range(5):

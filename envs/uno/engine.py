@@ -21,10 +21,8 @@ from envs.cards import DECK_SIZE, NUM_CARD_TYPES
 from envs.core import BatchedEngine, IllegalActionError
 from envs.uno import actions as A
 from envs.uno import kernel
-from envs.uno.observation import OBS_SIZE, PHASES
+from envs.uno.observation import OBS_SIZE, PHASE_NAMES
 from envs.uno.rules import UnoRules
-
-PHASE_NAMES = PHASES + ("over",)
 
 __all__ = ["IllegalActionError", "UnoEngine"]
 

@@ -45,11 +45,10 @@ from envs.cards import (
 )
 from envs.rng import next_deal_one, random_uniform_one, random_words_one, shuffle_into
 from envs.uno import actions as A
-from envs.uno.observation import FIELDS
+from envs.uno.observation import CHALLENGE, COLOUR, DRAWN, FIELDS, OVER, PLAY, UNO
 from envs.uno.rules import POINTS_REWARD_SCALE, match_leaders_one, match_over_one
 
-PLAY, DRAWN, CHALLENGE, UNO, COLOUR = range(5)
-OVER = 5  # a finished game when auto_reset is off: no legal action
+# The phases (PLAY ... OVER) are named in envs.uno.observation; OVER: a game finished with auto_reset off.
 
 WILD_DRAW_FOUR_DRAW = 4
 INNOCENT_CHALLENGE_DRAW = 6

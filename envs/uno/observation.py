@@ -48,8 +48,11 @@ from envs.uno.rules import MAX_PLAYERS, UnoRules
 
 DECK_POINTS = int(TYPE_VALUE[DECK].sum())  # 1240: every card of the deck counted
 
-PHASES: tuple[str, ...] = ("play", "drawn", "challenge", "uno", "colour")
-PLAY, DRAWN, CHALLENGE, UNO, COLOUR = range(5)
+#: The phases of a turn, named once: the observation's one-hot has the first five, the
+#: kernels use the ids, positions and views the names; "over" is a finished game (no move).
+PHASE_NAMES: tuple[str, ...] = ("play", "drawn", "challenge", "uno", "colour", "over")
+PLAY, DRAWN, CHALLENGE, UNO, COLOUR, OVER = range(len(PHASE_NAMES))
+PHASES = PHASE_NAMES[:OVER]  # the phases a player decides in (the observation's one-hot)
 
 
 FIELDS: dict[str, Field] = build_layout(

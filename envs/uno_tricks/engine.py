@@ -34,12 +34,10 @@ from envs.core import BatchedEngine, IllegalActionError
 from envs.uno_tricks import actions as A
 from envs.uno_tricks import kernel
 from envs.uno_tricks.kernel import NUMBER_DECK, SPECIAL_DECK, LegalInputs, TricksState, ViewInputs
-from envs.uno_tricks.observation import OBS_SIZE, PHASES
+from envs.uno_tricks.observation import OBS_SIZE, PHASE_NAMES
 from envs.uno_tricks.rules import NUM_PLAYERS, TricksRules
 
 __all__ = ["PHASE_NAMES", "IllegalActionError", "TricksEngine"]
-
-PHASE_NAMES = PHASES + ("over",)
 
 
 def _indices(values: np.ndarray) -> np.ndarray:

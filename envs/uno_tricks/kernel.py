@@ -64,10 +64,10 @@ from envs.cards import (
 )
 from envs.rng import next_deal_one, random_words_one, shuffle_one
 from envs.uno_tricks import actions as A
-from envs.uno_tricks.observation import FIELDS
+from envs.uno_tricks.observation import DRAW, FIELDS, LAY, OVER, RETURN, SWAP
 from envs.uno_tricks.rules import NUM_PLAYERS, NUMBERS_DEALT, POINTS_REWARD_SCALE, SPECIALS_DEALT
 
-LAY, DRAW, RETURN, SWAP, OVER = range(5)  # phases; "over" only with auto_reset off
+# The phases (LAY ... OVER) are named in envs.uno_tricks.observation; OVER only with auto_reset off.
 
 PAIR_SPECIALS = 3  # the +2/+4 pair takes up to three special cards
 ZEROS_FOR_BONUS = 2  # drawing two or more zeros with a +2/+4 brings one special card

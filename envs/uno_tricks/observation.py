@@ -40,7 +40,11 @@ import numpy as np
 from envs.layout import Field, build_layout, layout_bounds
 from envs.uno_tricks.rules import TricksRules
 
-PHASES: tuple[str, ...] = ("lay", "draw", "return", "swap")
+#: The phases of a turn, named once (the observation's one-hot has the first four; "over":
+#: a finished game with no move); the kernels use the ids.
+PHASE_NAMES: tuple[str, ...] = ("lay", "draw", "return", "swap", "over")
+LAY, DRAW, RETURN, SWAP, OVER = range(len(PHASE_NAMES))
+PHASES = PHASE_NAMES[:OVER]
 #: Special kinds in observation order (card kinds 10-14 of ``envs.cards``).
 SPECIAL_NAMES: tuple[str, ...] = ("skip", "reverse", "+2", "wild", "+4")
 
