@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -249,3 +250,12 @@ def test_games_from_the_same_seed_get_the_same_deals_whatever_is_played(rules_na
         np.testing.assert_array_equal(deals[0][k], deals[1][k])
         np.testing.assert_array_equal(deals[0][k], deals[2][k])
         assert not np.array_equal(deals[0][k], deals[3][k])
+
+
+def test_the_default_rules_play_the_games_recorded_before_the_house_rules():
+    """A new rules option changes nothing for the default rules: the same seeds give the same
+    games as before it existed (tests/data/default_games.json, written before the first one)."""
+    from tests.house_rules_fingerprint import CASES, fingerprint
+
+    recorded = json.loads((Path(__file__).parent / "data" / "default_games.json").read_text())
+    assert {f"{p}p_seed{s}": fingerprint(p, s) for p, s in CASES} == recorded
