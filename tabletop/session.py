@@ -61,6 +61,11 @@ def opponent_spec(game: str, num_players: int, text: str | Mapping[str, Any]) ->
     return spec
 
 
+def _cards(n: int) -> str:
+    """``a card``, ``3 cards``, ``no card`` (both piles empty)."""
+    return "a card" if n == 1 else "no card" if n == 0 else f"{n} cards"
+
+
 @dataclass
 class Event:
     """One move as the person may know it, and the person's view after it."""
@@ -329,7 +334,7 @@ class TableSession:
             text = f"{who} named {COLOUR_NAMES[COLOURS.index(rest)]} for the starting Wild"
         else:
             text = {
-                "draw": f"{who} drew a card",
+                "draw": f"{who} drew {_cards(len(after['hands'][p]) - len(before['hands'][p]))}",
                 "pass": f"{who} kept the drawn card",
                 "challenge": f"{who} challenged the Wild Draw Four",
                 "accept": f"{who} accepted the Wild Draw Four",

@@ -294,3 +294,11 @@ def test_terminal_trick_game() -> None:
     text = run_terminal(session, ["1"] * 200)
     assert "Trick game · trick 1" in text
     assert "Game over: team A" in text
+
+
+def test_drawing_several_cards_says_how_many() -> None:
+    pos = position([["B1", "B2"], ["Y1", "Y2"]], top="R5", draw=["Y7", "G3", "R9", "G1"])
+    session = TableSession("uno", 2, ["random"], position=pos, rules={"draw_until_playable": True, "match": False})
+    event = session.act("draw")[0]
+    assert event.text.startswith("You drew 3 cards (you got G3 R9 Y7)")
+    assert session.view()["phase"] == "drawn" and session.legal_actions() == ["play R9"]

@@ -22,6 +22,7 @@ RULE_SETS = {
     "no_uno": UnoRules(uno_penalty=0, hand_size=3),
     "match": UnoRules(match=True, target_score=150, reward="points", hand_starter="winner"),
     "reverse_match": UnoRules(match=True, scoring="reverse", target_score=100),
+    "draw_until_playable": UnoRules(draw_until_playable=True, match=True, target_score=150),
 }
 
 
@@ -82,13 +83,15 @@ def test_invariants_hold_on_random_play(players, rules_name):
     stacking=st.booleans(),
     uno_penalty=st.sampled_from([0, 2, 4]),
     catch=st.sampled_from([0.0, 0.5, 1.0]),
+    until_playable=st.booleans(),
 )
 def test_invariants_hold_for_any_rule_combination(
-    seed, players, draw_anytime, must_play_drawn, stacking, uno_penalty, catch
+    seed, players, draw_anytime, must_play_drawn, stacking, uno_penalty, catch, until_playable
 ):
     rules = UnoRules(
         draw_anytime=draw_anytime,
         must_play_drawn=must_play_drawn,
+        draw_until_playable=until_playable,
         stacking=stacking,
         uno_penalty=uno_penalty,
         uno_catch_prob=catch,
@@ -174,10 +177,11 @@ ROUND_TRIP_RULES = [
     UnoRules(stacking=True, uno_catch_prob=0.5),
     UnoRules(draw_anytime=True, must_play_drawn=False, uno_penalty=4),
     UnoRules(match=True, target_score=120, scoring="reverse", reward="points", hand_starter="winner", hand_size=4),
+    UnoRules(draw_until_playable=True, stacking=True, must_play_drawn=False),
 ]
 
 
-@pytest.mark.parametrize("rules", ROUND_TRIP_RULES, ids=["stacking", "official", "reverse_match"])
+@pytest.mark.parametrize("rules", ROUND_TRIP_RULES, ids=["stacking", "official", "reverse_match", "until_playable"])
 def test_every_reachable_position_round_trips_and_continues_exactly(rules):
     """At every step: position -> from_positions -> position is the identity, every seat
     observes the same, and one more step with the same actions leads to the same state."""

@@ -241,3 +241,34 @@ def test_hand_size_option(players, hand_size):
         extra = 2 if pos["discard_pile"][-1][1:] == "+2" else 0  # the first player drew two
         assert sum(len(h) for h in pos["hands"]) == players * hand_size + extra
         assert len(pos["draw_pile"]) == 108 - players * hand_size - 1 - extra
+
+
+# ---------------------------------------------------------------- house rule: draw until playable
+def test_draw_until_playable_draws_until_a_card_can_be_played():
+    pos = position([["B1", "B2"], ["Y1", "Y2"], ["G9"]], top="R5", draw=["Y7", "G3", "R9", "G1"])
+    eng = engine(pos, draw_until_playable=True)
+    act(eng, "draw")
+    after = eng.position(0)
+    assert hand(eng, 0) == ["B1", "B2", "G3", "R9", "Y7"] and after["draw_pile"] == ["G1"]
+    assert after["phase"] == "drawn" and after["drawn_card"] == "R9" and legal(eng) == {"play R9"}
+    eng = engine(pos)  # the default: one card, and the turn passes
+    act(eng, "draw")
+    assert hand(eng, 0) == ["B1", "B2", "Y7"] and eng.position(0)["current_player"] == 1
+
+
+def test_draw_until_playable_keeps_must_play_drawn_and_stops_when_nothing_is_left():
+    pos = position([["B1", "B2"], ["Y1", "Y2"]], top="R5", draw=["Y7", "R8"])
+    eng = engine(pos, draw_until_playable=True, must_play_drawn=False)
+    act(eng, "draw")
+    assert legal(eng) == {"play R8", "pass"}  # the playable card may be kept, as without the rule
+    eng = engine(position([["B1", "B2"], ["Y1", "Y2"]], top="R5", draw=["Y7", "G3"]), draw_until_playable=True)
+    act(eng, "draw")  # nothing playable in either pile: both are drawn empty, and the turn passes
+    after = eng.position(0)
+    assert hand(eng, 0) == ["B1", "B2", "G3", "Y7"] and after["draw_pile"] == [] and after["current_player"] == 1
+
+
+def test_draw_until_playable_leaves_stacked_draw_twos_as_they_were():
+    pos = position([["B1", "B2"], ["Y1", "Y2"]], top="R+2", pending_draw=2, draw=["Y7", "G3", "R9"])
+    eng = engine(pos, draw_until_playable=True, stacking=True)
+    act(eng, "draw")
+    assert hand(eng, 0) == ["B1", "B2", "G3", "Y7"] and eng.position(0)["current_player"] == 1

@@ -26,6 +26,35 @@ from envs.uno.rules import UnoRules
 
 __all__ = ["IllegalActionError", "UnoEngine"]
 
+#: The kernels' rules record (``kernel.RULES_DTYPE``), field by field: how each value comes
+#: from the rules and the table size. Checked at import against the record's fields.
+RULES_RECORD = {
+    "num_players": lambda r, players: players,
+    "hand_size": lambda r, players: r.hand_size,
+    "draw_anytime": lambda r, players: r.draw_anytime,
+    "must_play_drawn": lambda r, players: r.must_play_drawn,
+    "draw_until_playable": lambda r, players: r.draw_until_playable,
+    "stacking": lambda r, players: r.stacking,
+    "uno_penalty": lambda r, players: r.uno_penalty,
+    "uno_catch_prob": lambda r, players: float(r.uno_catch_prob),
+    "match": lambda r, players: r.match,
+    "target_score": lambda r, players: r.target_score,
+    "reverse_scoring": lambda r, players: r.scoring == "reverse",
+    "points_reward": lambda r, players: r.reward == "points",
+    "winner_starts": lambda r, players: r.hand_starter == "winner",
+}
+if set(RULES_RECORD) != set(kernel.RULES_DTYPE.names):
+    _differ = sorted(set(RULES_RECORD) ^ set(kernel.RULES_DTYPE.names))
+    raise ImportError(f"RULES_RECORD and kernel.RULES_DTYPE name different fields: {_differ}")
+
+
+def rules_record(rules: UnoRules, players: int) -> np.ndarray:
+    """The rules as the kernels read them, built by field name."""
+    record = np.zeros(1, dtype=kernel.RULES_DTYPE)
+    for name, value in RULES_RECORD.items():
+        record[name] = value(rules, players)
+    return record
+
 
 class UnoEngine(BatchedEngine):
     """``num_games`` games of classic UNO for ``num_players`` players, stepped together.
@@ -136,26 +165,7 @@ class UnoEngine(BatchedEngine):
             self.rng_counter,
             *scratch,
         )
-        r = self.rules
-        self._rules_record = np.array(
-            [
-                (
-                    P,
-                    r.hand_size,
-                    r.draw_anytime,
-                    r.must_play_drawn,
-                    r.stacking,
-                    r.uno_penalty,
-                    float(r.uno_catch_prob),
-                    r.match,
-                    r.target_score,
-                    r.scoring == "reverse",
-                    r.reward == "points",
-                    r.hand_starter == "winner",
-                )
-            ],
-            dtype=kernel.RULES_DTYPE,
-        )
+        self._rules_record = rules_record(self.rules, P)
 
     # ------------------------------------------------------------------ one step
     def _begin_step(self) -> None:

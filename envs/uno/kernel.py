@@ -126,6 +126,7 @@ RULES_DTYPE = np.dtype(
         ("hand_size", np.int64),
         ("draw_anytime", np.bool_),
         ("must_play_drawn", np.bool_),
+        ("draw_until_playable", np.bool_),
         ("stacking", np.bool_),
         ("uno_penalty", np.int64),
         ("uno_catch_prob", np.float64),
@@ -465,8 +466,9 @@ def apply_effect(s, g: int, rules) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def draw_action(s, g: int, num_players: int) -> None:
-    """``draw``: the stacked Draw Twos (ending the turn), or one card, played at once if it can be."""
+def draw_action(s, g: int, num_players: int, until_playable: bool) -> None:
+    """``draw``: the stacked Draw Twos (ending the turn), or one card, played at once if it
+    can be; with ``draw_until_playable`` more cards until one can, or nothing is left."""
     p = s.current[g]
     pending = s.pending_draw[g]
     if pending > 0:
@@ -475,6 +477,8 @@ def draw_action(s, g: int, num_players: int) -> None:
         pass_turn(s, g, 1, num_players)
         return
     card = draw_cards(s, g, p, 1)
+    while until_playable and card >= 0 and not playable(card, s.top[g], s.colour[g], 0):
+        card = draw_cards(s, g, p, 1)  # ends: the piles run out (-1) before the deck does
     if card >= 0 and playable(card, s.top[g], s.colour[g], s.pending_draw[g]):
         s.phase[g] = DRAWN
         s.drawn_card[g] = card
@@ -612,7 +616,7 @@ def step_games(s, out, actions, rules) -> None:
             if play_card(s, out, g, _ACTION_CARD[a], _ACTION_COLOUR[a], rules):
                 apply_effect(s, g, rules)
         elif a == A.DRAW:
-            draw_action(s, g, rules.num_players)
+            draw_action(s, g, rules.num_players, rules.draw_until_playable)
         elif a == A.PASS:
             pass_turn(s, g, 1, rules.num_players)
         elif a == A.CHALLENGE or a == A.ACCEPT:

@@ -76,6 +76,9 @@ class UnoRules(RulesBase):
             rule). Default False: only a player with nothing to play draws (the seed).
         must_play_drawn: a playable drawn card is played at once (the seed). False: the
             player may keep it with the action ``pass`` (official).
+        draw_until_playable: a player who draws one card (not stacked Draw Twos) goes on
+            drawing until a card can be played, or both piles are empty (house rule, off by
+            default); that card is then the drawn card, as ``must_play_drawn`` says.
         stacking: a Draw Two may be answered with a Draw Two, passing the growing
             pending draw on (house rule, off by default).
         uno_penalty: cards drawn by a player caught not declaring UNO (2; 4 in recent
@@ -98,6 +101,7 @@ class UnoRules(RulesBase):
     hand_size: int = 7
     draw_anytime: bool = False
     must_play_drawn: bool = True
+    draw_until_playable: bool = False
     stacking: bool = False
     uno_penalty: int = 2
     uno_catch_prob: float = 1.0
