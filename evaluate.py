@@ -96,6 +96,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         data = read_yaml(path)
         if "study" in data:
+            ignored = [
+                flag
+                for flag, given in (
+                    ("--backend", args.backend != "local"),
+                    ("--no-files", args.no_files),
+                    ("--address", args.address is not None),
+                )
+                if given
+            ]
+            if ignored:  # a study runs locally and always writes its report
+                verb = "does" if len(ignored) == 1 else "do"
+                raise ValueError(f"{' and '.join(ignored)} {verb} not apply to a study config ({path}): leave it out")
             study = merge(data, parse_overrides(args.overrides))
             if study.get("study") == "exploitability":
                 from tournament.exploitability import run_study

@@ -14,7 +14,6 @@ one name plays every other seat. Rules options follow as ``key=value`` (e.g.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,16 +23,39 @@ from tabletop.moves import MoveError
 
 
 def _rules_options(items: Sequence[str], parser: argparse.ArgumentParser) -> dict:
-    options = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            parser.error(f"rules options are key=value, got {item!r}")
-        try:
-            options[key] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key] = value
-    return options
+    """Rules options as train.py and evaluate.py read overrides: ``key=value`` with the value
+    read as YAML (``stacking=true``, ``target_score=300``); ``rules.key=value`` is the same."""
+    from tournament.config import merge, parse_overrides
+
+    try:
+        options = parse_overrides(items)
+    except ValueError as err:
+        parser.error(str(err))
+    nested = options.pop("rules", {})
+    if not isinstance(nested, dict):
+        parser.error("rules options are key=value or rules.key=value, e.g. stacking=true")
+    return merge(options, nested)
+
+
+#: What applies where: a flag given for another mode is refused, not ignored.
+GAME_FLAGS = ("game", "players", "opponents", "seat", "target", "seed", "record", "rules")
+WEB_FLAGS = ("host", "allow_host", "port", "store")
+
+
+def _refuse_flags(args: argparse.Namespace, parser: argparse.ArgumentParser, mode: str, allowed: Sequence[str]) -> None:
+    given = [
+        name
+        for name in (*GAME_FLAGS, *WEB_FLAGS)
+        if name not in allowed and getattr(args, name) not in (parser.get_default(name), [])
+    ]
+    if given:
+        shown = ", ".join("key=value rules" if n == "rules" else "--" + n.replace("_", "-") for n in given)
+        verb, it = ("does", "it") if len(given) == 1 else ("do", "them")
+        parser.error(f"{shown} {verb} not apply to {mode}: leave {it} out")
+
+
+def session_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict:
+    return _rules_options(args.rules, parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,11 +88,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.score:
+        _refuse_flags(args, parser, "--score (Score Buddy in the terminal)", ("store",))
         from tabletop.scorebuddy_cli import run_terminal
 
         run_terminal(args.store)
         return 0
     if args.web:
+        _refuse_flags(args, parser, "--web (the page chooses the game, table and opponents)", WEB_FLAGS)
         import uvicorn
 
         from tabletop.guard import LOCAL_HOSTS
@@ -87,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tabletop.session import TableSession
     from tabletop.terminal import TerminalGame
 
+    _refuse_flags(args, parser, "the terminal game", GAME_FLAGS)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     try:
         session = TableSession(
@@ -94,12 +119,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             num_players=args.players,
             opponents=[o for o in args.opponents.split(",") if o.strip()],
             seat=args.seat,
-            rules=_rules_options(args.rules, parser),
+            rules=session_options(args, parser),
             target=args.target,
             seed=seed,
         )
     except (ValueError, MoveError) as err:
         parser.error(str(err))
+    if getattr(session.rules, "match", False) and "match" not in session_options(args, parser):
+        print(f"A match to {session.rules.target_score} points (--target; match=false plays single hands).")
     TerminalGame(session, record_path=args.record).run()
     return 0
 

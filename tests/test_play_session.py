@@ -302,3 +302,19 @@ def test_drawing_several_cards_says_how_many() -> None:
     event = session.act("draw")[0]
     assert event.text.startswith("You drew 3 cards (you got G3 R9 Y7)")
     assert session.view()["phase"] == "drawn" and session.legal_actions() == ["play R9"]
+
+
+def test_play_py_reads_rules_like_the_other_commands_and_refuses_flags_that_do_not_apply(capsys) -> None:
+    from play import build_parser, main, session_options
+
+    parser = build_parser()
+    args = parser.parse_args(["stacking=true", "rules.uno_penalty=4", "target_score=300"])
+    assert session_options(args, parser) == {"stacking": True, "uno_penalty": 4, "target_score": 300}
+    for argv, message in [
+        (["--web", "--players", "3"], "--players does not apply to --web"),
+        (["--score", "--game", "tricks", "stacking=true"], "--game, key=value rules do not apply to --score"),
+        (["--port", "9000"], "--port does not apply to the terminal game"),
+    ]:
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert message in capsys.readouterr().err
