@@ -20,10 +20,12 @@ def kernel_source(game: str) -> Path:
 
 
 def kernels_cached(game: str) -> bool:
-    """True when numba's cache holds this game's kernels (index files newer than the source)."""
+    """True when numba's cache holds this game's step kernel compiled from the source as it is
+    (its index file newer than the source; index files of older versions of the source are
+    left behind by numba and do not count)."""
     source = kernel_source(game)
-    index = list((source.parent / "__pycache__").glob(f"{source.stem}.*.nbi"))
-    return bool(index) and min(p.stat().st_mtime for p in index) >= source.stat().st_mtime
+    index = (source.parent / "__pycache__").glob(f"{source.stem}.step_and_observe-*.nbi")
+    return any(p.stat().st_mtime >= source.stat().st_mtime for p in index)
 
 
 def warm_up(game: str, num_players: int | None = None, rules: Any = None) -> float:
