@@ -30,10 +30,10 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from envs.core import IllegalActionError
-from envs.wrappers import BatchedPolicy, make_rules, observation_space, opponent_policy
+from envs.wrappers import BatchedPolicy, PicklesGameByName, make_rules, observation_space, opponent_policy
 
 
-class SeatVectorEnv(VectorEnv):
+class SeatVectorEnv(PicklesGameByName, VectorEnv):
     """``num_envs`` games of one engine, each with a learner seat; the others play ``opponent``.
 
     ``opponent``: a batched policy ``(obs [k, OBS], mask [k, A]) -> actions [k]`` or a policy
@@ -217,12 +217,3 @@ class SeatVectorEnv(VectorEnv):
 
     def _observation(self) -> dict[str, np.ndarray]:
         return {"observation": self._obs.copy(), "action_mask": self._mask.astype(np.int8)}
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Picklable: the game module travels by name."""
-        return {**self.__dict__, "game": self.game.__name__}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        import importlib
-
-        self.__dict__.update(state, game=importlib.import_module(state["game"]))

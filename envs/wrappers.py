@@ -205,7 +205,22 @@ class EngineAEC(AECEnv):
         pass
 
 
-class SeatEnv(gym.Env):
+class PicklesGameByName:
+    """Picklable (``AsyncVectorEnv``, ``SubprocVecEnv``, Ray): the ``game`` module attribute
+    travels by name and is imported again on the other side."""
+
+    game: ModuleType
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "game": self.game.__name__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        import importlib
+
+        self.__dict__.update(state, game=importlib.import_module(state["game"]))
+
+
+class SeatEnv(PicklesGameByName, gym.Env):
     """One seat of a game; the other seats are played by batched policies.
 
     ``opponent`` is a batched policy ``(obs [k, OBS], mask [k, A]) -> actions [k]`` used
@@ -262,15 +277,6 @@ class SeatEnv(gym.Env):
         self.engine = None
         self._mask: np.ndarray | None = None
         self._over = True
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Picklable (``AsyncVectorEnv``, ``SubprocVecEnv``): the game module travels by name."""
-        return {**self.__dict__, "game": self.game.__name__}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        import importlib
-
-        self.__dict__.update(state, game=importlib.import_module(state["game"]))
 
     def _play_others(self) -> tuple[np.ndarray, np.ndarray, float, bool]:
         """Let the other seats act until it is our seat's turn or the game is over."""
