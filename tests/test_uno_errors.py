@@ -104,11 +104,12 @@ def test_impossible_rules_are_refused(options, message):
         UnoRules.from_dict(options)
 
 
-def test_rules_defaults_are_those_of_rules_md():
+def test_rules_defaults_are_those_of_the_docs():
     assert UnoRules().to_dict() == {
         "hand_size": 7,
         "draw_anytime": False,
         "must_play_drawn": True,
+        "draw_until_playable": False,
         "stacking": False,
         "uno_penalty": 2,
         "uno_catch_prob": 1.0,
