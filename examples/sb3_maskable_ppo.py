@@ -1,6 +1,6 @@
 """sb3-contrib's MaskablePPO on the batched vector env: 2-player classic UNO against a policy of the lab.
 
-    python examples/sb3_maskable_ppo.py                          # 1M steps against random, ~2 minutes
+    python examples/sb3_maskable_ppo.py                          # 1M steps against random, ~70 s
     python examples/sb3_maskable_ppo.py --opponent heuristic --steps 3000000 --envs 1024
 
 The env is ``uno_v0.vector_env``: ``--envs`` games stepped together by the engine, the
