@@ -10,7 +10,6 @@ refuses an unknown name or parameter with the allowed ones, before any game is p
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Mapping
 from pathlib import Path
@@ -44,13 +43,11 @@ def outside_policy_class(game: str, name: str) -> type:
     if not module_name or not attr or not all(part.isidentifier() for part in parts):
         raise ValueError(f"an outside policy is named 'package.module:Class', got {name!r}")
     try:
-        obj: Any = importlib.import_module(module_name)
+        obj: Any = resolve(name)
     except ImportError as err:
         raise ValueError(f"policy {name!r}: cannot import {module_name!r} ({err})") from None
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise ValueError(f"policy {name!r}: {module_name!r} has no {attr!r}")
-        obj = getattr(obj, part)
+    except AttributeError:
+        raise ValueError(f"policy {name!r}: {module_name!r} has no {attr!r}") from None
     if not inspect.isclass(obj) or not callable(getattr(obj, "__call__", None)):  # noqa: B004
         raise ValueError(f"policy {name!r}: {attr!r} is not a policy class (callable instances, policy(obs, mask))")
     declared = getattr(obj, "game", None)

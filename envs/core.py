@@ -319,6 +319,8 @@ class BatchedEngine:
             out = sub.step(actions)
         except IllegalActionError as err:
             raise IllegalActionError(_renumber(str(err), games)) from None
+        finally:
+            sub.next_game_seeds = None  # the cached scratch engine keeps no reference to this call
         for path in fields:
             self._state_field(path)[games] = sub._state_field(path)
         self._mask[games] = sub._mask

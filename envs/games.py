@@ -101,9 +101,13 @@ def game(name: object) -> Game:
 
 
 def resolve(reference: str) -> object:
-    """The object a ``"module:attribute"`` reference of a descriptor names (imported on use)."""
+    """The object a ``"module:attribute"`` reference names (imported on use; the attribute
+    may be a dotted path): a descriptor's policies, or a policy from outside the lab."""
     module, _, attr = reference.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    obj: object = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
 
 
 def game_module(name: object) -> ModuleType:
