@@ -5,7 +5,9 @@ Gymnasium wrappers and human play (policy spec ``{name: agent, checkpoint: path}
 A checkpoint is a dict saved with ``torch.save`` holding only tensors and plain Python
 values, so it loads with ``weights_only=True`` (no code runs on load):
 ``format``, ``version``, ``game``, ``num_players``, ``rules``, ``obs_dim``,
-``num_actions``, ``hidden`` and ``model`` (the network's state dict); a training
+``num_actions``, ``hidden``, ``model`` (the network's state dict) and ``obs_names`` and
+``action_names`` (the layout it was trained on, by name: a network trained before a
+house rule added an entry is fitted to the new layout, :func:`fit_to_layout`); a training
 checkpoint adds ``trainer`` (optimizer, random streams, counters, the engines' games and
 the opponent pool), which an exported agent leaves out. ``sha256`` is a digest of all the
 rest (:func:`content_digest`: every tensor's bytes, every value), checked on load, so a
@@ -110,25 +112,74 @@ def load_checkpoint(path: str | Path, game: str | None = None) -> dict[str, Any]
     return data
 
 
-def check_sizes(data: dict[str, Any], path: str | Path) -> None:
-    """Refuse a checkpoint whose network does not fit its game's observation and action sizes
-    now (an observation or action layout changed since it was trained), saying both."""
+def layout_names(game: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names of this game's observation values and actions, as checkpoints record them."""
+    module = game_module(game)
+    return tuple(module.OBS_NAMES), tuple(module.ACTION_NAMES)
+
+
+def _trained_names(data: dict[str, Any], game: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The layout a checkpoint was trained on: the names it records, or, for a file written
+    before checkpoints recorded them, today's layout without the entries added since
+    (``ADDED_OBS_NAMES``, ``ADDED_ACTIONS`` of the game package) when the sizes say so."""
+    if "obs_names" in data and "action_names" in data:
+        return tuple(data["obs_names"]), tuple(data["action_names"])
+    module = game_module(game)
+    obs_names, action_names = layout_names(game)
+    sizes = (int(data["obs_dim"]), int(data["num_actions"]))
+    if sizes == (len(obs_names), len(action_names)):
+        return obs_names, action_names
+    older = (
+        tuple(n for n in obs_names if n not in module.ADDED_OBS_NAMES),
+        tuple(n for n in action_names if n not in module.ADDED_ACTIONS),
+    )
+    return older if sizes == (len(older[0]), len(older[1])) else None
+
+
+def fit_to_layout(data: dict[str, Any], path: str | Path) -> dict[str, Any]:
+    """The checkpoint's network fitted to its game's layout now, by entry name.
+
+    An observation value or an action added since the network was trained gets zero weights
+    (the input is ignored; the new action's logit starts at 0 among the legal ones), so an
+    agent trained before a house rule added a decision plays exactly as before wherever that
+    decision does not arise. A checkpoint whose layout cannot be matched by name (sizes that
+    fit no known layout, or an entry that is gone) is refused, saying both sizes."""
     try:
         module = game_module(str(data["game"]))
     except ValueError as err:
         raise ValueError(f"checkpoint {path}: {err}") from None
-    want = (module.Engine.obs_size, module.NUM_ACTIONS)
-    have = (data["obs_dim"], data["num_actions"])
-    if have != want:
+    obs_names, action_names = layout_names(str(data["game"]))
+    trained = _trained_names(data, str(data["game"]))
+    have = (int(data["obs_dim"]), int(data["num_actions"]))
+    gone = [] if trained is None else sorted(set(trained[0]) - set(obs_names)) + sorted(set(trained[1]) - set(action_names))
+    if trained is None or gone:
+        why = f": {', '.join(gone[:3])} no longer exist" if gone else ""
         raise ValueError(
             f"checkpoint {path} was trained on {have[0]} observation values and {have[1]} actions; "
-            f"the {data['game']} game here has {want[0]} and {want[1]} (its layout changed): "
-            "train it again with its config"
+            f"the {data['game']} game here has {module.Engine.obs_size} and {module.NUM_ACTIONS} "
+            f"(its layout changed{why}): train it again with its config"
         )
+    fitted = {**data, "obs_names": list(obs_names), "action_names": list(action_names)}
+    if trained == (obs_names, action_names):
+        return fitted
+    model = dict(data["model"])
+    inputs = torch.as_tensor([obs_names.index(n) for n in trained[0]])
+    outputs = torch.as_tensor([action_names.index(n) for n in trained[1]])
+    first = model["trunk.0.weight"]
+    model["trunk.0.weight"] = first.new_zeros(first.shape[0], len(obs_names)).index_copy_(1, inputs, first)
+    scale = model["obs_scale"]
+    model["obs_scale"] = scale.new_ones(len(obs_names)).index_copy_(0, inputs, scale)
+    for key in ("policy_head.weight", "policy_head.bias"):
+        head = model[key]
+        model[key] = head.new_zeros((len(action_names), *head.shape[1:])).index_copy_(0, outputs, head)
+    fitted.update(model=model, obs_dim=len(obs_names), num_actions=len(action_names))
+    return fitted
 
 
 def network_from(data: dict[str, Any], path: str | Path = "checkpoint") -> ActorCritic:
-    """The network a checkpoint describes, with its weights (a mismatch is a ``ValueError``)."""
+    """The network a checkpoint describes, with its weights, fitted to its game's layout now
+    (:func:`fit_to_layout`; a mismatch is a ``ValueError``)."""
+    data = fit_to_layout(data, path)
     net = ActorCritic(int(data["obs_dim"]), int(data["num_actions"]), [int(h) for h in data["hidden"]])
     try:
         net.load_state_dict(data["model"])
@@ -151,7 +202,6 @@ class LearnedPolicy(SeededPolicy):
         if not checkpoint:
             raise ValueError("an agent policy needs checkpoint: <path to a .pt file>")
         data = load_checkpoint(checkpoint, None if self.game == "any" else self.game)
-        check_sizes(data, checkpoint)
         self.net = network_from(data, checkpoint)
         self.checkpoint, self.mode = str(checkpoint), mode
         self.num_players = int(data["num_players"])

@@ -543,6 +543,8 @@ class PPOTrainer:
             "rules": dict(self.cfg.rules),
             "obs_dim": game.OBS_SIZE,
             "num_actions": game.NUM_ACTIONS,
+            "obs_names": list(game.OBS_NAMES),
+            "action_names": list(game.ACTION_NAMES),
             "hidden": list(self.cfg.hidden),
             "model": {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()},
             "global_step": self.global_step,

@@ -131,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
             "rules": {},
             "obs_dim": net.obs_dim,
             "num_actions": net.num_actions,
+            "obs_names": list(game_module(args.game).OBS_NAMES),
+            "action_names": list(game_module(args.game).ACTION_NAMES),
             "hidden": net.hidden,
             "model": {k: v.detach().clone() for k, v in net.state_dict().items()},
             "fitted_to": str(args.policy),

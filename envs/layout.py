@@ -17,19 +17,32 @@ class Field:
     size: int
     high: float
     low: float = 0.0
+    labels: tuple[str, ...] = ()  # names of the entries (a one-hot over named things), else their indices
 
     @property
     def slice(self) -> slice:
         return slice(self.start, self.start + self.size)
 
 
-def build_layout(spec: Sequence[tuple[str, int, float] | tuple[str, int, float, float]]) -> dict[str, Field]:
-    """Consecutive fields from ``(name, size, high[, low])`` entries."""
+def build_layout(spec: Sequence[tuple]) -> dict[str, Field]:
+    """Consecutive fields from ``(name, size, high[, low])`` entries; a size given as a tuple
+    of strings names the entries (the field has that many)."""
     fields, start = {}, 0
     for name, size, high, *low in spec:
-        fields[name] = Field(name, start, size, float(high), float(low[0]) if low else 0.0)
-        start += size
+        labels = tuple(size) if isinstance(size, (tuple, list)) else ()
+        count = len(labels) if labels else int(size)
+        fields[name] = Field(name, start, count, float(high), float(low[0]) if low else 0.0, labels)
+        start += count
     return fields
+
+
+def entry_names(fields: dict[str, Field]) -> tuple[str, ...]:
+    """The name of every value of a layout: ``field[label]`` for named entries, else
+    ``field[index]``. Checkpoints record these, so that a network trained on an older layout
+    can be fitted to a newer one by name (``agents.learned``)."""
+    return tuple(
+        f"{f.name}[{f.labels[i] if f.labels else i}]" for f in fields.values() for i in range(f.size)
+    )
 
 
 def layout_bounds(fields: dict[str, Field]) -> tuple[np.ndarray, np.ndarray]:

@@ -58,7 +58,7 @@ def test_hand_points_and_counts_round_trip():
 
 
 def test_actions_have_unique_readable_names():
-    assert NUM_ACTIONS == 70 and len(set(ACTION_NAMES)) == 70
+    assert NUM_ACTIONS == 79 and len(set(ACTION_NAMES)) == 79
     for a in range(NUM_ACTIONS):
         assert action_id(action_name(a)) == a
     for name in (
@@ -75,6 +75,7 @@ def test_actions_have_unique_readable_names():
         "uno",
         "silent",
         "colour R",
+        "swap 3",
     ):
         assert action_name(action_id(name)) == name
     assert action_id("  PLAY  w+4   b ") == action_id("play W+4 B")
@@ -83,7 +84,7 @@ def test_actions_have_unique_readable_names():
 def test_bad_action_names_and_ids():
     with pytest.raises(ValueError, match="unknown action 'play W'"):
         action_id("play W")
-    with pytest.raises(ValueError, match=r"out of range: actions are 0\.\.69"):
-        action_name(70)
+    with pytest.raises(ValueError, match=r"out of range: actions are 0\.\.78"):
+        action_name(79)
     with pytest.raises(ValueError, match="out of range"):
         action_name(np.int64(-1))

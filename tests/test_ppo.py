@@ -50,9 +50,9 @@ def test_a_sampling_agent_never_picks_a_masked_action(tmp_path):
     path = save_checkpoint(tmp_path / "agent.pt", trainer.agent_payload())
     policy = LearnedPolicy(seed=0, checkpoint=str(path), mode="sample")
     rng = np.random.default_rng(0)
-    mask = rng.random((5000, 70)) < 0.05
-    mask[np.arange(5000), rng.integers(70, size=5000)] = True
-    obs = rng.random((5000, 328)).astype(np.float32) * 4
+    mask = rng.random((5000, 79)) < 0.05
+    mask[np.arange(5000), rng.integers(79, size=5000)] = True
+    obs = rng.random((5000, 329)).astype(np.float32) * 4
     actions = policy(obs, mask)
     assert mask[np.arange(5000), actions].all()
 
@@ -349,5 +349,5 @@ def test_a_checkpoint_whose_sizes_do_not_fit_the_game_is_refused_with_both_sizes
         data.pop(key, None)
     data["obs_dim"], data["model"] = 300, ActorCritic(300, 70, [int(h) for h in data["hidden"]]).state_dict()
     path = save_checkpoint(tmp_path / "old_layout.pt", data)
-    with pytest.raises(ValueError, match="trained on 300 observation values and 70 actions; the uno game here has 328"):
+    with pytest.raises(ValueError, match="trained on 300 observation values and 70 actions; the uno game here has 329 and 79"):
         LearnedPolicy(checkpoint=str(path))

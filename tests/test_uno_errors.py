@@ -39,10 +39,10 @@ def test_draw_with_a_playable_card_is_illegal_by_default():
         eng.step(np.array([action_id("draw")]))
 
 
-@pytest.mark.parametrize("action", [-1, 70, 1000])
+@pytest.mark.parametrize("action", [-1, 79, 1000])
 def test_action_out_of_range(eng, action):
     before = snapshot(eng)
-    with pytest.raises(IllegalActionError, match=r"out of range 0\.\.69"):
+    with pytest.raises(IllegalActionError, match=r"out of range 0\.\.78"):
         eng.step(np.array([action, 0, 0]))
     assert snapshot(eng) == before
 
@@ -111,6 +111,8 @@ def test_rules_defaults_are_those_of_the_docs():
         "must_play_drawn": True,
         "draw_until_playable": False,
         "stacking": False,
+        "stack_wild_draw_four": False,
+        "seven_zero": False,
         "uno_penalty": 2,
         "uno_catch_prob": 1.0,
         "match": False,

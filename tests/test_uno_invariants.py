@@ -23,6 +23,8 @@ RULE_SETS = {
     "match": UnoRules(match=True, target_score=150, reward="points", hand_starter="winner"),
     "reverse_match": UnoRules(match=True, scoring="reverse", target_score=100),
     "draw_until_playable": UnoRules(draw_until_playable=True, match=True, target_score=150),
+    "seven_zero": UnoRules(seven_zero=True, uno_catch_prob=0.5),
+    "stack_wild_draw_four": UnoRules(stacking=True, stack_wild_draw_four=True, draw_anytime=True),
 }
 
 
@@ -84,11 +86,15 @@ def test_invariants_hold_on_random_play(players, rules_name):
     uno_penalty=st.sampled_from([0, 2, 4]),
     catch=st.sampled_from([0.0, 0.5, 1.0]),
     until_playable=st.booleans(),
+    seven_zero=st.booleans(),
+    stack_four=st.booleans(),
 )
 def test_invariants_hold_for_any_rule_combination(
-    seed, players, draw_anytime, must_play_drawn, stacking, uno_penalty, catch, until_playable
+    seed, players, draw_anytime, must_play_drawn, stacking, uno_penalty, catch, until_playable, seven_zero, stack_four
 ):
     rules = UnoRules(
+        seven_zero=seven_zero,
+        stack_wild_draw_four=stacking and stack_four,
         draw_anytime=draw_anytime,
         must_play_drawn=must_play_drawn,
         draw_until_playable=until_playable,
@@ -178,10 +184,13 @@ ROUND_TRIP_RULES = [
     UnoRules(draw_anytime=True, must_play_drawn=False, uno_penalty=4),
     UnoRules(match=True, target_score=120, scoring="reverse", reward="points", hand_starter="winner", hand_size=4),
     UnoRules(draw_until_playable=True, stacking=True, must_play_drawn=False),
+    UnoRules(seven_zero=True, stacking=True, stack_wild_draw_four=True, draw_anytime=True),
 ]
 
 
-@pytest.mark.parametrize("rules", ROUND_TRIP_RULES, ids=["stacking", "official", "reverse_match", "until_playable"])
+@pytest.mark.parametrize(
+    "rules", ROUND_TRIP_RULES, ids=["stacking", "official", "reverse_match", "until_playable", "seven_zero_stack_four"]
+)
 def test_every_reachable_position_round_trips_and_continues_exactly(rules):
     """At every step: position -> from_positions -> position is the identity, every seat
     observes the same, and one more step with the same actions leads to the same state."""
@@ -205,6 +214,8 @@ def test_every_reachable_position_round_trips_and_continues_exactly(rules):
         assert [copy.position(i) for i in range(eng.num_games)] == [eng.position(i) for i in range(eng.num_games)]
         mask = out[1]
     assert {"play", "drawn", "challenge", "uno"} <= phases
+    if rules.seven_zero:
+        assert "swap" in phases
 
 
 def test_partial_deck_games_lose_no_card_even_when_both_piles_run_dry():

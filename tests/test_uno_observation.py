@@ -23,7 +23,7 @@ def test_layout_is_contiguous_and_documented():
     for start, size in starts:
         assert start == end
         end += size
-    assert end == OBS_SIZE == 328
+    assert end == OBS_SIZE == 329
     import envs.uno.observation as module
 
     for name in FIELDS:
@@ -93,7 +93,7 @@ def test_discard_counts_reset_with_a_reshuffle():
 def test_observation_is_the_same_size_for_every_table():
     for players in (2, 5, 10):
         obs, mask = UnoEngine(num_games=2, num_players=players, rules=UnoRules(), seed=0).reset()
-        assert obs.shape == (2, OBS_SIZE) and mask.shape == (2, 70)
+        assert obs.shape == (2, OBS_SIZE) and mask.shape == (2, 79)
 
 
 def scramble_hidden(pos: dict, seat: int, rng: np.random.Generator, rules: UnoRules) -> dict:

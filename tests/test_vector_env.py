@@ -146,7 +146,7 @@ def test_gymnasium_ids_make_the_single_seat_and_the_vector_env():
     env = gym.make("unolab/Uno-v0", num_players=3, opponent="random")
     check_env(env.unwrapped, skip_render_check=True)
     obs, _ = env.reset(seed=0)
-    assert obs["observation"].shape == (328,)
+    assert obs["observation"].shape == (329,)
     venv = gym.make_vec("unolab/UnoTricks-v0", num_envs=8)
     assert isinstance(venv, envs.vector.SeatVectorEnv) and venv.metadata["autoreset_mode"].name == "SAME_STEP"
     assert venv.reset(seed=0)[0]["action_mask"].shape == (8, 89)
@@ -161,7 +161,7 @@ def test_maskable_ppo_trains_on_the_vector_env_through_the_sb3_adapter():
 
     vec = sb3_vec_env(uno_v0.vector_env(64, opponent="random"))
     vec.reset()
-    assert is_masking_supported(vec) and get_action_masks(vec).shape == (64, 70)
+    assert is_masking_supported(vec) and get_action_masks(vec).shape == (64, 79)
     model = sb3_contrib.MaskablePPO("MultiInputPolicy", vec, n_steps=16, batch_size=256, seed=0, device="cpu")
     model.learn(2048)
     obs = vec.reset()

@@ -1,4 +1,4 @@
-"""The fixed action space of classic UNO: 70 named actions for every player count.
+"""The fixed action space of classic UNO: 79 named actions for every player count.
 
 =========  =====================  ==================================================
 ids        names                  meaning
@@ -11,7 +11,12 @@ ids        names                  meaning
 62, 63     ``challenge``, ``accept``  answer a Wild Draw Four
 64, 65     ``uno``, ``silent``    declare UNO or not after playing the second-to-last card
 66-69      ``colour R`` …         name the colour of a starting Wild
+70-78      ``swap 1`` … ``swap 9``  after a 7 (``seven_zero``): swap hands with the player
+                                  that many seats on in the direction of play
 =========  =====================  ==================================================
+
+The swap actions came after the first agents were trained: :data:`ADDED_ACTIONS` names
+them, so that a checkpoint that records no action names is fitted to today's space.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ ACCEPT = 63
 UNO = 64
 SILENT = 65
 CHOOSE_COLOUR = 66  # + colour index
-NUM_ACTIONS = 70
+SWAP = 70  # + relative seat - 1: swap hands with the player 1..9 seats on
+NUM_ACTIONS = 79
 
 ACTION_NAMES: tuple[str, ...] = (
     tuple(f"play {TYPE_NAMES[t]}" for t in range(NUM_COLOURED_TYPES))
@@ -39,8 +45,11 @@ ACTION_NAMES: tuple[str, ...] = (
     + tuple(f"play W+4 {c}" for c in COLOURS)
     + ("draw", "pass", "challenge", "accept", "uno", "silent")
     + tuple(f"colour {c}" for c in COLOURS)
+    + tuple(f"swap {k}" for k in range(1, 10))
 )
 assert len(ACTION_NAMES) == NUM_ACTIONS
+#: Actions added after the first layout (``agents.learned`` fits older checkpoints by name).
+ADDED_ACTIONS: tuple[str, ...] = ACTION_NAMES[SWAP:]
 
 #: For play actions: the card type played (-1 for other actions).
 ACTION_CARD = np.full(NUM_ACTIONS, -1, dtype=np.int64)
@@ -58,7 +67,8 @@ for _table in (ACTION_CARD, ACTION_COLOUR):
 action_id, action_name = action_lookup(
     ACTION_NAMES,
     "'play <card>' (e.g. 'play R7', 'play GS', 'play Y+2'), 'play W <colour>', 'play W+4 <colour>', "
-    "'draw', 'pass', 'challenge', 'accept', 'uno', 'silent', 'colour <R|Y|G|B>'",
+    "'draw', 'pass', 'challenge', 'accept', 'uno', 'silent', 'colour <R|Y|G|B>', "
+    "'swap <1-9>'",
 )
 
 

@@ -35,6 +35,8 @@ RULES_RECORD = {
     "must_play_drawn": lambda r, players: r.must_play_drawn,
     "draw_until_playable": lambda r, players: r.draw_until_playable,
     "stacking": lambda r, players: r.stacking,
+    "stack_wild_draw_four": lambda r, players: r.stack_wild_draw_four,
+    "seven_zero": lambda r, players: r.seven_zero,
     "uno_penalty": lambda r, players: r.uno_penalty,
     "uno_catch_prob": lambda r, players: float(r.uno_catch_prob),
     "match": lambda r, players: r.match,
@@ -60,7 +62,7 @@ class UnoEngine(BatchedEngine):
     """``num_games`` games of classic UNO for ``num_players`` players, stepped together.
 
     >>> eng = UnoEngine(num_games=4096, num_players=4, rules=UnoRules(), seed=0)
-    >>> obs, mask = eng.reset()          # float32 [B, 328], bool [B, 70]
+    >>> obs, mask = eng.reset()          # float32 [B, 329], bool [B, 79]
     >>> obs, mask, rewards, done = eng.step(actions)
 
     Attributes read by wrappers and trainers (all ``[B]`` or ``[B, P]`` arrays):

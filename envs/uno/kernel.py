@@ -16,8 +16,10 @@ Turn structure, phase by phase:
   ``must_play_drawn`` is False). An unplayable drawn card ends the turn at once.
 * ``uno``: the player just played its second-to-last card: ``uno`` or ``silent``;
   the card's effect applies after this decision.
-* ``challenge``: the player after a Wild Draw Four: ``challenge`` or ``accept``.
+* ``challenge``: the player after a Wild Draw Four: ``challenge`` or ``accept`` (or, with
+  ``stack_wild_draw_four``, stack a Wild Draw Four of its own on it).
 * ``colour``: the first player names the colour of a starting Wild, then plays on it.
+* ``swap``: the player who played a 7 (``seven_zero``) names whom to swap hands with.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from envs.cards import (
 )
 from envs.rng import next_deal_one, random_uniform_one, random_words_one, shuffle_into
 from envs.uno import actions as A
-from envs.uno.observation import CHALLENGE, COLOUR, DRAWN, FIELDS, OVER, PLAY, UNO
+from envs.uno.observation import CHALLENGE, COLOUR, DRAWN, FIELDS, OVER, PLAY, SWAP, UNO
 from envs.uno.rules import POINTS_REWARD_SCALE, match_leaders_one, match_over_one
 
 # The phases (PLAY ... OVER) are named in envs.uno.observation; OVER: a game finished with auto_reset off.
@@ -53,6 +55,8 @@ from envs.uno.rules import POINTS_REWARD_SCALE, match_leaders_one, match_over_on
 WILD_DRAW_FOUR_DRAW = 4
 INNOCENT_CHALLENGE_DRAW = 6
 DRAW_TWO_DRAW = 2
+SWAP_KIND = 7  # seven_zero: a 7 swaps hands with a chosen player...
+PASS_ON_KIND = 0  # ...and a 0 passes every hand one seat on
 
 # ---------------------------------------------------------------------- the state
 # A game's state is a few packed buffers (batch first), so that a kernel call takes few
@@ -69,7 +73,7 @@ SCALARS = (
     "direction",  # +1 or -1
     "current",  # seat to act
     "phase",
-    "pending_draw",  # stacked Draw Two cards
+    "pending_draw",  # stacked draw cards (Draw Twos; Wild Draw Fours with stack_wild_draw_four)
     "drawn_card",  # the card just drawn (phase drawn), else -1
     "challenge_colour",  # colour in force before the Wild Draw Four being answered, else -1
     "revealed_to",  # the seat a challenge showed a hand to (until its next decision), else -1
@@ -128,6 +132,8 @@ RULES_DTYPE = np.dtype(
         ("must_play_drawn", np.bool_),
         ("draw_until_playable", np.bool_),
         ("stacking", np.bool_),
+        ("stack_wild_draw_four", np.bool_),
+        ("seven_zero", np.bool_),
         ("uno_penalty", np.int64),
         ("uno_catch_prob", np.float64),
         ("match", np.bool_),
@@ -203,24 +209,31 @@ def state_views(
 
 
 def _match_table() -> np.ndarray:
-    """``bool [6, 54, 54]``: may card type t be played, [context, top card, t]?
+    """``bool [8, 54, 54]``: may card type t be played, [context, top card, t]?
 
     Context 0: no colour in force (only while a starting Wild waits for its colour);
-    1-4: colour 0-3 in force; 5: facing stacked Draw Twos (only a Draw Two answers).
-    A card matches by colour or by kind (number or symbol); wilds always match.
+    1-4: colour 0-3 in force; 5: facing stacked Draw Twos (only a Draw Two answers);
+    6: the same with ``stack_wild_draw_four`` (a Draw Two or a Wild Draw Four); 7: facing
+    a stacked Wild Draw Four (only a Wild Draw Four). A card matches by colour or by kind
+    (number or symbol); wilds always match.
     """
-    table = np.zeros((6, NUM_CARD_TYPES, NUM_CARD_TYPES), dtype=np.bool_)
+    table = np.zeros((8, NUM_CARD_TYPES, NUM_CARD_TYPES), dtype=np.bool_)
     coloured = TYPE_COLOUR >= 0
     is_wild = TYPE_COLOUR < 0
     for colour in range(NUM_COLOURS):
         for top in range(NUM_CARD_TYPES):
             same_kind = (TYPE_KIND == TYPE_KIND[top]) & coloured & (TYPE_COLOUR[top] >= 0)
             table[colour + 1, top] = (TYPE_COLOUR == colour) | same_kind | is_wild
-    table[PENDING_CONTEXT, :] = TYPE_KIND == KIND_DRAW_TWO
+    draw_two, wild_draw_four = TYPE_KIND == KIND_DRAW_TWO, TYPE_KIND == KIND_WILD_DRAW_FOUR
+    table[PENDING_CONTEXT, :] = draw_two
+    table[PENDING_FOUR_CONTEXT, :] = draw_two | wild_draw_four
+    table[PENDING_ON_FOUR_CONTEXT, :] = wild_draw_four
     return table
 
 
 PENDING_CONTEXT = 5
+PENDING_FOUR_CONTEXT = 6
+PENDING_ON_FOUR_CONTEXT = 7
 MATCH = _match_table()
 _KIND = TYPE_KIND.astype(np.int64)
 _COLOUR_OF = TYPE_COLOUR.astype(np.int64)
@@ -258,10 +271,20 @@ def state_of(buffers: tuple):
 
 # ---------------------------------------------------------------------- small rules
 @njit(cache=True, _nrt=False)
-def playable(card: int, top: int, colour: int, pending_draw: int) -> bool:
+def match_context(top: int, colour: int, pending_draw: int, stack_wild_draw_four: bool) -> int:
+    """The row of :data:`MATCH` that decides what may be played now: the colour in force,
+    or, facing a pending draw, which draw cards may be stacked on it."""
+    if pending_draw == 0:
+        return colour + 1
+    if not stack_wild_draw_four:
+        return PENDING_CONTEXT
+    return PENDING_ON_FOUR_CONTEXT if top == WILD_DRAW_FOUR else PENDING_FOUR_CONTEXT
+
+
+@njit(cache=True, _nrt=False)
+def playable(card: int, top: int, colour: int, pending_draw: int, stack_wild_draw_four: bool = False) -> bool:
     """May ``card`` be played on ``top`` with ``colour`` in force (and stacked draws pending)?"""
-    context = PENDING_CONTEXT if pending_draw > 0 else colour + 1
-    return MATCH[context, top, card]
+    return MATCH[match_context(top, colour, pending_draw, stack_wild_draw_four), top, card]
 
 
 @njit(cache=True, _nrt=False)
@@ -278,6 +301,30 @@ def holds_colour(hand, colour: int) -> bool:
 def seat_after(seat: int, steps: int, direction: int, num_players: int) -> int:
     """The seat ``steps`` places on in the direction of play (negative: back)."""
     return (seat + steps * direction) % num_players
+
+
+@njit(cache=True, _nrt=False)
+def swap_hands(s, g: int, a: int, b: int) -> None:
+    """Seats ``a`` and ``b`` exchange hands (``seven_zero``); a declared UNO goes with its hand."""
+    for t in range(NUM_CARD_TYPES):
+        kept = s.hands[g, a, t]
+        s.hands[g, a, t] = s.hands[g, b, t]
+        s.hands[g, b, t] = kept
+    size = s.hand_size[g, a]
+    s.hand_size[g, a] = s.hand_size[g, b]
+    s.hand_size[g, b] = size
+    declared = s.uno_declared[g, a]
+    s.uno_declared[g, a] = s.uno_declared[g, b]
+    s.uno_declared[g, b] = declared
+
+
+@njit(cache=True, _nrt=False)
+def pass_hands_on(s, g: int, num_players: int) -> None:
+    """A 0 (``seven_zero``): every hand goes to the next seat in the direction of play
+    (swapping one seat's hand with each of the others in turn rotates them all by one)."""
+    p = s.current[g]
+    for i in range(1, num_players):
+        swap_hands(s, g, p, seat_after(p, i, s.direction[g], num_players))
 
 
 # ---------------------------------------------------------------------- drawing
@@ -426,7 +473,7 @@ def play_card(s, out, g: int, card: int, named: int, rules) -> bool:
     s.top[g] = card
     s.uno_declared[g, p] = False
     s.drawn_card[g] = -1
-    if card == WILD_DRAW_FOUR:
+    if card == WILD_DRAW_FOUR and s.pending_draw[g] == 0:  # a stacked one is no bluff: no challenge
         before = s.colour[g]
         s.challenge_guilty[g] = holds_colour(hands[g, p], before)
         s.challenge_colour[g] = before
@@ -443,12 +490,18 @@ def play_card(s, out, g: int, card: int, named: int, rules) -> bool:
 
 @njit(cache=True, _nrt=False)
 def apply_effect(s, g: int, rules) -> None:
-    """Effect of the top card just played by the current player; passes the turn."""
+    """Effect of the top card just played by the current player; passes the turn (after a
+    7 under ``seven_zero``, the player first names whom to swap with: phase ``swap``)."""
     num_players, stacking = rules.num_players, rules.stacking
     p = s.current[g]
     kind = _KIND[s.top[g]]
     steps = 1
-    if kind == KIND_REVERSE:
+    if rules.seven_zero and kind == SWAP_KIND:
+        s.phase[g] = SWAP
+        return
+    if rules.seven_zero and kind == PASS_ON_KIND:
+        pass_hands_on(s, g, num_players)
+    elif kind == KIND_REVERSE:
         s.direction[g] = -s.direction[g]
         if num_players == 2:
             steps = 2  # with two players a Reverse acts as a Skip
@@ -460,9 +513,27 @@ def apply_effect(s, g: int, rules) -> None:
         else:
             draw_cards(s, g, seat_after(p, 1, s.direction[g], num_players), DRAW_TWO_DRAW)
             steps = 2
+    elif kind == KIND_WILD_DRAW_FOUR and s.pending_draw[g] > 0:  # stacked (stack_wild_draw_four)
+        s.pending_draw[g] += WILD_DRAW_FOUR_DRAW
     pass_turn(s, g, steps, num_players)
-    if kind == KIND_WILD_DRAW_FOUR:
+    if kind == KIND_WILD_DRAW_FOUR and s.pending_draw[g] == 0:
         s.phase[g] = CHALLENGE
+
+
+@njit(cache=True, _nrt=False)
+def stack_on_challenge(s, g: int) -> None:
+    """``stack_wild_draw_four``: the player facing a Wild Draw Four answers with one of its
+    own instead of challenging or accepting; the first one's 4 cards become the pending draw."""
+    s.pending_draw[g] += WILD_DRAW_FOUR_DRAW
+    s.challenge_colour[g] = -1
+    s.challenge_guilty[g] = False
+
+
+@njit(cache=True, _nrt=False)
+def swap_action(s, g: int, steps: int, num_players: int) -> None:
+    """``swap k`` after a 7 (``seven_zero``): hands swapped with the player ``k`` seats on; the turn passes."""
+    swap_hands(s, g, s.current[g], seat_after(s.current[g], steps, s.direction[g], num_players))
+    pass_turn(s, g, 1, num_players)
 
 
 @njit(cache=True, _nrt=False)
@@ -540,7 +611,7 @@ def end_hand(s, out, g: int, winner: int, rules) -> None:
     if kind == KIND_DRAW_TWO:
         final_draw = DRAW_TWO_DRAW + s.pending_draw[g]
     elif kind == KIND_WILD_DRAW_FOUR:
-        final_draw = WILD_DRAW_FOUR_DRAW
+        final_draw = WILD_DRAW_FOUR_DRAW + s.pending_draw[g]  # stacked ones too
     if final_draw > 0:
         draw_cards(s, g, seat_after(winner, 1, s.direction[g], num_players), final_draw)
     s.pending_draw[g] = 0
@@ -613,6 +684,8 @@ def step_games(s, out, actions, rules) -> None:
             continue  # a finished game ignores its action
         a = actions[g]
         if a < A.DRAW:
+            if s.phase[g] == CHALLENGE:  # only a Wild Draw Four, stacked on the one being answered
+                stack_on_challenge(s, g)
             if play_card(s, out, g, _ACTION_CARD[a], _ACTION_COLOUR[a], rules):
                 apply_effect(s, g, rules)
         elif a == A.DRAW:
@@ -624,6 +697,8 @@ def step_games(s, out, actions, rules) -> None:
         elif a == A.UNO or a == A.SILENT:
             declare_uno(s, g, a == A.UNO, rules)
             apply_effect(s, g, rules)
+        elif a >= A.SWAP:
+            swap_action(s, g, a - A.SWAP + 1, rules.num_players)
         else:
             s.colour[g] = _ACTION_COLOUR[a]
             s.phase[g] = PLAY
@@ -773,8 +848,7 @@ def write_legal_mask_row(s, g: int, row, rules) -> None:
     row[:] = False
     ph = phase[g]
     if ph == PLAY:
-        context = PENDING_CONTEXT if pending_draw[g] > 0 else colour[g] + 1
-        match = MATCH[context, top[g]]
+        match = MATCH[match_context(top[g], colour[g], pending_draw[g], rules.stack_wild_draw_four), top[g]]
         hand = hands[g, current[g]]
         anything = False
         for t in range(A.NUM_COLOURED_TYPES):
@@ -800,11 +874,15 @@ def write_legal_mask_row(s, g: int, row, rules) -> None:
     elif ph == CHALLENGE:
         row[A.CHALLENGE] = True
         row[A.ACCEPT] = True
+        if rules.stack_wild_draw_four and hands[g, current[g], WILD_DRAW_FOUR] > 0:
+            row[A.PLAY_WILD_DRAW_FOUR : A.PLAY_WILD_DRAW_FOUR + 4] = True
     elif ph == UNO:
         row[A.UNO] = True
         row[A.SILENT] = True
     elif ph == COLOUR:
         row[A.CHOOSE_COLOUR : A.CHOOSE_COLOUR + 4] = True
+    elif ph == SWAP:
+        row[A.SWAP : A.SWAP + rules.num_players - 1] = True
 
 
 # ---------------------------------------------------------------------- observation

@@ -1,7 +1,7 @@
 """Layout of the classic UNO observation, and its decoder.
 
 The observation is what the player to act may know, and nothing else: a flat
-``float32`` vector of :data:`OBS_SIZE` = 328 values, the same size for every player
+``float32`` vector of :data:`OBS_SIZE` = 329 values, the same size for every player
 count. "Relative seats" are counted *in the direction of play* from the observer:
 slot 0 is the observer, slot 1 the player who acts next (unless skipped), slot n-1 the
 one who acted before; slots >= n (fewer than 10 players) are 0.
@@ -23,9 +23,9 @@ field                  size  content
 ``discard_pile_size``     1  cards in the discard pile
 ``discard_counts``       54  copies of each type in the discard pile: the cards seen
                              played since the last reshuffle (card counting)
-``phase``                 5  one-hot: play, drawn, challenge, uno, colour
-``pending_draw``          1  stacked Draw Two cards the player must draw unless it
-                             plays a Draw Two (``stacking`` option)
+``phase``                 6  one-hot: play, drawn, challenge, uno, colour, swap
+``pending_draw``          1  stacked draw cards the player must draw unless it
+                             stacks another (``stacking``, ``stack_wild_draw_four``)
 ``drawn_card``           54  one-hot type of the card just drawn (phase ``drawn``)
 ``challenge_colour``      4  one-hot colour in force before the Wild Draw Four being
                              answered (phase ``challenge``): the colour a bluffer held
@@ -43,15 +43,15 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import DECK, NUM_CARD_TYPES, NUM_COLOURS, TYPE_VALUE
-from envs.layout import Field, build_layout, layout_bounds
+from envs.layout import Field, build_layout, entry_names, layout_bounds
 from envs.uno.rules import MAX_PLAYERS, UnoRules
 
 DECK_POINTS = int(TYPE_VALUE[DECK].sum())  # 1240: every card of the deck counted
 
-#: The phases of a turn, named once: the observation's one-hot has the first five, the
+#: The phases of a turn, named once: the observation's one-hot has all but "over", the
 #: kernels use the ids, positions and views the names; "over" is a finished game (no move).
-PHASE_NAMES: tuple[str, ...] = ("play", "drawn", "challenge", "uno", "colour", "over")
-PLAY, DRAWN, CHALLENGE, UNO, COLOUR, OVER = range(len(PHASE_NAMES))
+PHASE_NAMES: tuple[str, ...] = ("play", "drawn", "challenge", "uno", "colour", "swap", "over")
+PLAY, DRAWN, CHALLENGE, UNO, COLOUR, SWAP, OVER = range(len(PHASE_NAMES))
 PHASES = PHASE_NAMES[:OVER]  # the phases a player decides in (the observation's one-hot)
 
 
@@ -68,7 +68,7 @@ FIELDS: dict[str, Field] = build_layout(
         ("draw_pile_size", 1, 108),
         ("discard_pile_size", 1, 108),
         ("discard_counts", NUM_CARD_TYPES, 4),
-        ("phase", len(PHASES), 1),
+        ("phase", PHASES, 1),  # one entry per phase, named
         ("pending_draw", 1, 108),
         ("drawn_card", NUM_CARD_TYPES, 1),
         ("challenge_colour", NUM_COLOURS, 1),
@@ -77,7 +77,12 @@ FIELDS: dict[str, Field] = build_layout(
     ]
 )
 OBS_SIZE: int = sum(f.size for f in FIELDS.values())
-assert OBS_SIZE == 328
+assert OBS_SIZE == 329
+#: Each value's name (``phase[swap]``, ``hand[3]``): checkpoints record it, so that an agent
+#: trained before an entry was added still loads (``agents.learned``).
+OBS_NAMES: tuple[str, ...] = entry_names(FIELDS)
+#: Entries added after the first layout (older checkpoints are fitted without them).
+ADDED_OBS_NAMES: tuple[str, ...] = ("phase[swap]",)
 
 OBS_LOW, OBS_HIGH = layout_bounds(FIELDS)
 
@@ -95,7 +100,7 @@ def observation_bounds(rules: UnoRules) -> tuple[np.ndarray, np.ndarray]:
 
 
 def decode(obs: np.ndarray, target_score: int = 500) -> dict[str, np.ndarray]:
-    """Named fields of observations ``[..., 328]``.
+    """Named fields of observations ``[..., 329]``.
 
     Counts come back as ``int64``; one-hot fields also as an index (``top_card``,
     ``colour``, ``phase``, ``drawn_card``, ``challenge_colour``, ``revealed_seat``:

@@ -17,10 +17,10 @@ Keys (required first; the others default as shown)::
                      a Wild's named colour); null only in phase "colour"
     direction        +1 (seat order) or -1
     current_player   seat to act
-    phase            "play", "drawn", "challenge", "uno", "colour" (or "over")
+    phase            "play", "drawn", "challenge", "uno", "colour", "swap" (or "over")
     scores           match points per seat, 0..target_score + 1240    [0, ...]
-    pending_draw     stacked Draw Two cards to draw (stacking rules),
-                     2 per Draw Two: an even number 0..16              0
+    pending_draw     stacked draw cards to draw (stacking rules), 2 per Draw Two
+                     and 4 per stacked Wild Draw Four: an even number 0..32   0
     drawn_card       the card just drawn, in phase "drawn"           null
     challenge        in phase "challenge": {"player": seat that played the Wild Draw
                      Four, "previous_colour": colour in force before it, "guilty":
@@ -67,7 +67,7 @@ from envs.cards import (
 from envs.core import check_rng_state, read_bool, read_int, read_list, read_number, shown_value
 from envs.positions import check_keys, read_rng, read_seat, rng_state
 from envs.uno.engine import PHASE_NAMES, UnoEngine
-from envs.uno.kernel import holds_colour, playable
+from envs.uno.kernel import SWAP_KIND, holds_colour, playable
 from envs.uno.observation import DECK_POINTS
 
 REQUIRED = ("num_players", "hands", "draw_pile", "discard_pile", "colour", "direction", "current_player", "phase")
@@ -86,8 +86,8 @@ OPTIONAL = (
 )
 #: Most hands a position's match may have played (``hand_number``): far more than any match needs.
 MAX_HAND_NUMBER = 10**9
-#: Stacked Draw Twos: 2 cards each, and the deck has 8.
-MAX_PENDING_DRAW = 2 * int(TYPE_COPIES[TYPE_KIND == KIND_DRAW_TWO].sum())
+#: Stacked draw cards: 2 for each of the deck's 8 Draw Twos, 4 for each of its 4 Wild Draw Fours.
+MAX_PENDING_DRAW = 2 * int(TYPE_COPIES[TYPE_KIND == KIND_DRAW_TWO].sum()) + 4 * int(TYPE_COPIES[WILD_DRAW_FOUR])
 
 
 def position_of(eng: UnoEngine, i: int) -> dict[str, Any]:
@@ -238,9 +238,17 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
 
     pending = read_int(pos.get("pending_draw", 0), "pending_draw", 0, MAX_PENDING_DRAW)
     if pending % 2:
-        raise ValueError(f"pending_draw must be even (2 cards per stacked Draw Two), got {pending}")
-    if pending and (not rules.stacking or phase_name not in ("play", "uno") or TYPE_KIND[top] != KIND_DRAW_TWO):
-        raise ValueError("pending_draw > 0 needs the stacking rule, phase 'play' or 'uno' and a Draw Two on top")
+        raise ValueError(f"pending_draw must be even (2 cards per Draw Two, 4 per Wild Draw Four), got {pending}")
+    if pending > 2 * int(TYPE_COPIES[TYPE_KIND == KIND_DRAW_TWO].sum()) and not rules.stack_wild_draw_four:
+        raise ValueError(f"pending_draw {pending} is more than the deck's Draw Twos make without stack_wild_draw_four")
+    stack_tops = (KIND_DRAW_TWO, TYPE_KIND[WILD_DRAW_FOUR]) if rules.stack_wild_draw_four else (KIND_DRAW_TWO,)
+    if pending and (not rules.stacking or phase_name not in ("play", "uno") or TYPE_KIND[top] not in stack_tops):
+        raise ValueError(
+            "pending_draw > 0 needs the stacking rule, phase 'play' or 'uno' and a Draw Two on top "
+            "(or a Wild Draw Four with stack_wild_draw_four)"
+        )
+    if phase_name == "swap" and (not rules.seven_zero or TYPE_KIND[top] != SWAP_KIND):
+        raise ValueError("phase 'swap' (whom to swap hands with) needs the seven_zero rule and a 7 on top")
 
     drawn = pos.get("drawn_card")
     drawn_type = -1
@@ -261,7 +269,7 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     challenge_colour, guilty = -1, False
     # A Wild Draw Four waits for its answer in phase 'challenge', and in phase 'uno' when it
     # was the second-to-last card (the UNO decision comes first).
-    if phase_name == "challenge" or (phase_name == "uno" and top == WILD_DRAW_FOUR):
+    if phase_name == "challenge" or (phase_name == "uno" and top == WILD_DRAW_FOUR and not pending):
         if top != WILD_DRAW_FOUR:
             raise ValueError("phase 'challenge' needs a Wild Draw Four on top of the discard pile")
         if (
@@ -289,7 +297,9 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
         else:  # derive it from the hand as it is now
             guilty = bool(holds_colour(hand_counts[bluffer], challenge_colour))
     elif challenge is not None:
-        raise ValueError("challenge is only set while a Wild Draw Four waits for its answer")
+        raise ValueError(
+            "challenge is only set while a Wild Draw Four waits for its answer (a stacked one is not challenged)"
+        )
     if phase_name == "uno" and hand_counts[current].sum() != 1:
         raise ValueError("phase 'uno' follows playing the second-to-last card: the current player holds 1 card")
 

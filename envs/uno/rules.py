@@ -81,6 +81,14 @@ class UnoRules(RulesBase):
             default); that card is then the drawn card, as ``must_play_drawn`` says.
         stacking: a Draw Two may be answered with a Draw Two, passing the growing
             pending draw on (house rule, off by default).
+        stack_wild_draw_four: with ``stacking``, a Wild Draw Four may also answer a Draw
+            Two or a Wild Draw Four, adding 4 to the pending draw (house rule, off by
+            default; RULES.md's stacking leaves the Wild Draw Four out). A stacked Wild Draw
+            Four cannot be challenged: facing a pending draw, no card of the colour could
+            have been played instead, so it is no bluff.
+        seven_zero: playing a 7 swaps hands with a player of your choice, playing a 0
+            passes every hand one seat on in the direction of play (house rule, off by
+            default).
         uno_penalty: cards drawn by a player caught not declaring UNO (2; 4 in recent
             editions). 0 removes the declaring decision altogether.
         uno_catch_prob: probability that a silent player is caught (1.0).
@@ -103,6 +111,8 @@ class UnoRules(RulesBase):
     must_play_drawn: bool = True
     draw_until_playable: bool = False
     stacking: bool = False
+    stack_wild_draw_four: bool = False
+    seven_zero: bool = False
     uno_penalty: int = 2
     uno_catch_prob: float = 1.0
     match: bool = False
@@ -124,6 +134,11 @@ class UnoRules(RulesBase):
             raise ValueError(
                 f"UnoRules.hand_size={self.hand_size} cannot be dealt from 108 cards "
                 f"(at most {(DECK_SIZE - MIN_DRAW_PILE) // MIN_PLAYERS})"
+            )
+        if self.stack_wild_draw_four and not self.stacking:
+            raise ValueError(
+                "UnoRules.stack_wild_draw_four extends stacking: set stacking=true as well "
+                "(a Wild Draw Four then answers a Draw Two or a Wild Draw Four)"
             )
         if self.uno_penalty < 0:
             raise ValueError(f"UnoRules.uno_penalty must be >= 0 (0 disables UNO), got {self.uno_penalty}")

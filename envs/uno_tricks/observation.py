@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.layout import Field, build_layout, layout_bounds
+from envs.layout import Field, build_layout, entry_names, layout_bounds
 from envs.uno_tricks.rules import TricksRules
 
 #: The phases of a turn, named once (the observation's one-hot has the first four; "over":
@@ -68,13 +68,14 @@ FIELDS: dict[str, Field] = build_layout(
         ("special_counts", 4, 32),
         ("number_pile_size", 1, 76),
         ("special_pile_size", 1, 32),
-        ("phase", len(PHASES), 1),
+        ("phase", PHASES, 1),  # one entry per phase, named
         ("draw_limit", 1, 4),
         ("returns_left", 1, 76),
     ]
 )
 OBS_SIZE: int = sum(f.size for f in FIELDS.values())
 assert OBS_SIZE == 161
+OBS_NAMES: tuple[str, ...] = entry_names(FIELDS)  # each value's name (checkpoints record them)
 
 
 def observation_bounds(rules: TricksRules) -> tuple[np.ndarray, np.ndarray]:

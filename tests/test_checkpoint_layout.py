@@ -1,0 +1,60 @@
+"""A checkpoint is fitted to its game's layout by name: agents trained before a house rule
+added an observation value or an action play exactly as before (agents.learned.fit_to_layout)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.learned import LearnedPolicy, fit_to_layout, load_checkpoint, network_from, save_checkpoint
+from agents.network import ActorCritic
+from envs.uno import ACTION_NAMES, ADDED_ACTIONS, ADDED_OBS_NAMES, OBS_NAMES, UnoEngine, UnoRules
+
+
+def test_a_checkpoint_from_before_the_swap_entries_plays_as_it_did():
+    """The shipped agents were trained on 328 values and 70 actions; fitted, their logits over
+    the old actions and their values are those of the network as it was trained."""
+    old = load_checkpoint("models/uno_4p_ppo.pt", "uno")
+    assert (old["obs_dim"], old["num_actions"]) == (len(OBS_NAMES) - len(ADDED_OBS_NAMES), 70)
+    trained = ActorCritic(old["obs_dim"], old["num_actions"], old["hidden"])
+    trained.load_state_dict(old["model"])
+    fitted = network_from(old, "models/uno_4p_ppo.pt")
+    keep = [i for i, name in enumerate(OBS_NAMES) if name not in ADDED_OBS_NAMES]
+    old_actions = [i for i, name in enumerate(ACTION_NAMES) if name not in ADDED_ACTIONS]
+    eng = UnoEngine(num_games=64, num_players=4, rules=UnoRules(seven_zero=True), seed=3)
+    obs, mask = eng.reset()
+    policy = LearnedPolicy(seed=0, checkpoint="models/uno_4p_ppo.pt")
+    swaps = 0
+    for _ in range(60):
+        with torch.no_grad():
+            before, value_before = trained(torch.as_tensor(obs[:, keep]), torch.as_tensor(mask[:, old_actions]))
+            after, value_after = fitted(torch.as_tensor(obs), torch.as_tensor(mask))
+        assert torch.allclose(after[:, old_actions], before, atol=1e-5)
+        assert torch.allclose(value_after, value_before, atol=1e-5)
+        swaps += int(mask[:, 70:].any(axis=1).sum())
+        obs, mask, _, _ = eng.step(policy(obs, mask))
+    assert swaps > 0  # the new decision arose, and the fitted agent took it (a legal swap)
+
+
+def test_a_recorded_layout_is_fitted_by_name_and_a_vanished_entry_is_refused(tmp_path):
+    data = load_checkpoint("models/uno_2p_ppo.pt", "uno")
+    fitted = fit_to_layout(data, "models/uno_2p_ppo.pt")
+    assert fitted["obs_names"] == list(OBS_NAMES) and fitted["action_names"] == list(ACTION_NAMES)
+    assert fit_to_layout(fitted, "again")["model"] is fitted["model"]  # today's layout: nothing to fit
+    names = list(fitted["action_names"])
+    names[0] = "play R10"  # an action this game does not have
+    broken = {k: v for k, v in fitted.items() if k not in ("format", "version")}
+    broken["action_names"] = names
+    path = save_checkpoint(tmp_path / "renamed.pt", broken)
+    with pytest.raises(ValueError, match=r"layout changed: play R10 no longer exist\): train it again"):
+        LearnedPolicy(checkpoint=str(path))
+
+
+def test_new_checkpoints_record_their_layout(tmp_path):
+    from agents.ppo import PPOConfig, PPOTrainer
+
+    trainer = PPOTrainer(PPOConfig(num_games=8, num_steps=4, total_steps=32, hidden=[8], eval_every=0))
+    payload = trainer.agent_payload()
+    assert payload["obs_names"] == list(OBS_NAMES) and payload["action_names"] == list(ACTION_NAMES)
+    assert np.all(LearnedPolicy(checkpoint=str(save_checkpoint(tmp_path / "a.pt", payload))).net.obs_scale.numpy() > 0)

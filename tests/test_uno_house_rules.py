@@ -1,0 +1,157 @@
+"""Scenarios of the house rules that add decisions: seven-zero and stacking a Wild Draw Four
+(docs/uno.md, "Rules options"; each case on a hand-built position, exact asserts)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs.uno import UnoRules, action_id
+from tests.uno_helpers import act, engine, hand, legal, position
+
+SEVEN_ZERO = {"seven_zero": True}
+STACK_FOUR = {"stacking": True, "stack_wild_draw_four": True}
+
+
+# ---------------------------------------------------------------------- seven-zero
+def test_a_seven_asks_whom_to_swap_with_and_swaps_the_whole_hands():
+    pos = position([["R7", "B1", "B2"], ["Y1"], ["G1", "G2", "G3", "G4"], ["Y9", "Y8"]], top="R5")
+    eng = engine(pos, **SEVEN_ZERO)
+    act(eng, "play R7")
+    after = eng.position(0)
+    assert after["phase"] == "swap" and after["current_player"] == 0
+    assert legal(eng) == {"swap 1", "swap 2", "swap 3"}  # seats 1, 2, 3 on in the direction of play
+    act(eng, "swap 2")
+    assert hand(eng, 0) == ["G1", "G2", "G3", "G4"] and hand(eng, 2) == ["B1", "B2"]
+    assert hand(eng, 1) == ["Y1"] and eng.position(0)["current_player"] == 1
+    assert eng.hand_size[0].tolist() == [4, 1, 2, 2]
+
+
+def test_swap_seats_count_in_the_direction_of_play():
+    pos = position([["R7", "B1", "B2"], ["Y1", "Y2"], ["G1", "G2", "G3"]], top="R5", direction=-1)
+    eng = engine(pos, **SEVEN_ZERO)
+    act(eng, "play R7", "swap 1")  # one seat on, playing backwards: seat 2
+    assert hand(eng, 0) == ["G1", "G2", "G3"] and hand(eng, 2) == ["B1", "B2"]
+    assert eng.position(0)["current_player"] == 2
+
+
+def test_a_zero_passes_every_hand_one_seat_on_in_the_direction_of_play():
+    pos = position([["R0", "B1", "B2"], ["Y1", "Y2"], ["G1", "G2", "G3"]], top="R5")
+    eng = engine(pos, **SEVEN_ZERO)
+    act(eng, "play R0")
+    assert [hand(eng, p) for p in range(3)] == [["G1", "G2", "G3"], ["B1", "B2"], ["Y1", "Y2"]]
+    assert eng.position(0)["current_player"] == 1 and eng.position(0)["phase"] == "play"
+    backwards = position([["R0", "B1", "B2"], ["Y1", "Y2"], ["G1", "G2", "G3"]], top="R5", direction=-1)
+    eng = engine(backwards, **SEVEN_ZERO)
+    act(eng, "play R0")
+    assert [hand(eng, p) for p in range(3)] == [["Y1", "Y2"], ["G1", "G2", "G3"], ["B1", "B2"]]
+
+
+def test_a_declared_uno_goes_with_its_hand_and_the_decision_comes_before_the_swap():
+    pos = position([["R7", "B1"], ["Y1", "Y2", "Y3"]], top="R5")
+    eng = engine(pos, **SEVEN_ZERO)
+    act(eng, "play R7")
+    assert eng.position(0)["phase"] == "uno"
+    act(eng, "uno")
+    assert legal(eng) == {"swap 1"}  # two players: the only choice
+    act(eng, "swap 1")
+    assert hand(eng, 0) == ["Y1", "Y2", "Y3"] and hand(eng, 1) == ["B1"]
+    assert eng.position(0)["uno_declared"] == [False, True]
+
+
+def test_a_last_card_seven_or_zero_ends_the_hand_without_a_swap():
+    for last in ("R7", "R0"):
+        eng = engine(position([[last], ["Y1", "Y2"]], top="R5"), **SEVEN_ZERO)
+        rewards, done = act(eng, f"play {last}")
+        assert done and rewards.tolist() == [1.0, -1.0]
+
+
+def test_without_the_rule_sevens_and_zeros_are_plain_numbers():
+    eng = engine(position([["R7", "R0", "B1"], ["Y1", "Y2"]], top="R5"))
+    act(eng, "play R7")
+    assert eng.position(0)["phase"] == "play" and hand(eng, 0) == ["B1", "R0"]
+
+
+def test_a_drawn_seven_played_asks_for_the_swap_too():
+    eng = engine(position([["B1", "B2"], ["Y1", "Y2"], ["G4"]], top="R5", draw=["R7"]), **SEVEN_ZERO)
+    act(eng, "draw", "play R7")
+    assert legal(eng) == {"swap 1", "swap 2"}
+
+
+def test_a_swap_position_round_trips_and_a_wrong_one_is_refused():
+    eng = engine(position([["R7", "B1", "B2"], ["Y1", "Y2"], ["G4"]], top="R5"), **SEVEN_ZERO)
+    act(eng, "play R7")
+    saved = eng.position(0)
+    again = engine(saved, **SEVEN_ZERO)
+    assert again.position(0) == saved and legal(again) == {"swap 1", "swap 2"}
+    with pytest.raises(ValueError, match="phase 'swap'.*needs the seven_zero rule and a 7 on top"):
+        engine(saved)
+    with pytest.raises(ValueError, match="a 7 on top"):
+        engine(position([["R7", "B1"], ["Y1"]], top="R5", phase="swap"), **SEVEN_ZERO)
+
+
+# ---------------------------------------------------------------------- stacking a Wild Draw Four
+def test_a_wild_draw_four_answers_a_pending_draw_two():
+    pos = position([["W+4", "R9", "R8"], ["Y1", "Y2"], ["G1", "G2"]], top="B+2", pending_draw=2)
+    eng = engine(pos, **STACK_FOUR)
+    assert legal(eng) == {"play W+4 R", "play W+4 Y", "play W+4 G", "play W+4 B", "draw"}
+    act(eng, "play W+4 G")
+    after = eng.position(0)
+    assert after["pending_draw"] == 6 and after["phase"] == "play" and after["current_player"] == 1
+    assert after["challenge"] is None  # stacked: no challenge
+    assert legal(eng) == {"draw"}  # only a Wild Draw Four answers a Wild Draw Four
+    act(eng, "draw")
+    assert len(hand(eng, 1)) == 8 and eng.position(0)["current_player"] == 2
+
+
+def test_without_the_option_stacking_takes_draw_twos_only():
+    pos = position([["W+4", "Y+2"], ["Y1", "Y2"]], top="B+2", pending_draw=2)
+    assert legal(engine(pos, stacking=True)) == {"play Y+2", "draw"}
+    assert legal(engine(pos, **STACK_FOUR)) == {"play Y+2", "play W+4 R", "play W+4 Y", "play W+4 G", "play W+4 B", "draw"}
+
+
+def test_a_wild_draw_four_may_be_stacked_instead_of_answering_the_challenge():
+    pos = position([["W+4", "R9", "B3"], ["W+4", "Y2", "Y3"], ["G1", "G2"]], top="R5")
+    eng = engine(pos, **STACK_FOUR)
+    act(eng, "play W+4 Y")
+    assert eng.position(0)["phase"] == "challenge"
+    assert legal(eng) == {"challenge", "accept", "play W+4 R", "play W+4 Y", "play W+4 G", "play W+4 B"}
+    act(eng, "play W+4 B")
+    after = eng.position(0)
+    assert after["pending_draw"] == 8 and after["current_player"] == 2 and after["challenge"] is None
+    assert after["colour"] == "B" and legal(eng) == {"draw"}
+    act(eng, "draw")
+    assert len(hand(eng, 2)) == 10 and eng.position(0)["current_player"] == 0
+
+
+def test_the_first_wild_draw_four_is_still_challenged_as_usual():
+    pos = position([["W+4", "R9", "B3"], ["W+4", "Y2", "Y3"], ["G1", "G2"]], top="R5")
+    eng = engine(pos, **STACK_FOUR)
+    act(eng, "play W+4 Y", "challenge")  # player 0 held R9: guilty, draws 4
+    assert len(hand(eng, 0)) == 6 and eng.position(0)["current_player"] == 1
+
+
+def test_a_stacked_wild_draw_four_as_last_card_makes_the_next_player_draw_the_stack():
+    pos = position([["W+4", "R9"], ["W+4"], ["G1", "G2"]], top="R5")
+    eng = engine(pos, **STACK_FOUR, uno_penalty=0)
+    act(eng, "play W+4 Y")
+    rewards, done = act(eng, "play W+4 B")
+    assert done and rewards.tolist() == [-0.5, 1.0, -0.5]
+    assert eng.hand_size[0].tolist() == [1, 0, 10]  # player 2 drew both fours before the count
+
+
+def test_stack_wild_draw_four_needs_stacking_and_pending_positions_are_checked():
+    with pytest.raises(ValueError, match="stack_wild_draw_four extends stacking: set stacking=true"):
+        UnoRules(stack_wild_draw_four=True)
+    with pytest.raises(ValueError, match="or a Wild Draw Four with stack_wild_draw_four"):
+        engine(position([["B1"], ["Y1"]], top="W+4", colour="R", pending_draw=4), stacking=True)
+    eng = engine(position([["W+4"], ["Y1"]], top="W+4", colour="R", pending_draw=8), **STACK_FOUR)
+    assert legal(eng) == {"play W+4 R", "play W+4 Y", "play W+4 G", "play W+4 B", "draw"}
+    with pytest.raises(ValueError, match="more than the deck's Draw Twos"):
+        engine(position([["B1"], ["Y1"]], top="R+2", pending_draw=20), stacking=True)
+
+
+def test_the_default_rules_ignore_the_new_actions():
+    eng = engine(position([["R7", "R0"], ["Y1"]], top="R5"))
+    with pytest.raises(Exception, match="may not 'swap 1'"):
+        eng.step(np.array([action_id("swap 1")]))
