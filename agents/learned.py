@@ -151,7 +151,11 @@ def fit_to_layout(data: dict[str, Any], path: str | Path) -> dict[str, Any]:
     obs_names, action_names = layout_names(str(data["game"]))
     trained = _trained_names(data, str(data["game"]))
     have = (int(data["obs_dim"]), int(data["num_actions"]))
-    gone = [] if trained is None else sorted(set(trained[0]) - set(obs_names)) + sorted(set(trained[1]) - set(action_names))
+    gone = (
+        []
+        if trained is None
+        else sorted(set(trained[0]) - set(obs_names)) + sorted(set(trained[1]) - set(action_names))
+    )
     if trained is None or gone:
         why = f": {', '.join(gone[:3])} no longer exist" if gone else ""
         raise ValueError(

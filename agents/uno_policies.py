@@ -1,8 +1,8 @@
 """Scripted players of classic UNO: baselines for tournaments and opponents for learning.
 
 Every policy here reads only the observation of the player to act (a few fields sliced
-out of the 328 values, see :mod:`envs.uno.observation`) and its legal mask, never the
-engine. It scores all 70 actions of every game at once (higher is better) and takes the
+out of the 329 values, see :mod:`envs.uno.observation`) and its legal mask, never the
+engine. It scores all 79 actions of every game at once (higher is better) and takes the
 best legal one, breaking ties at random with its own seeded generator, as
 :meth:`agents.policy.SeededPolicy.choose` does; there is no Python loop over games, so
 one call handles thousands of games. Every phase is covered by the same score table: in
@@ -20,6 +20,13 @@ name            strategy in short
 ``heuristic``   colour management, wilds kept for when they matter, attacks on a
                 player close to going out, card counting for colours and challenges
 ==============  =================================================================
+
+House rules: every policy answers the new decisions by the mask (a ``swap`` after a 7, a
+Wild Draw Four stacked instead of a challenge: ``rlcard_rule`` at random, like RLCard,
+which has neither rule). ``greedy`` and ``heuristic`` swap hands with the player holding
+the fewest cards; ``heuristic`` also takes the table's rules (``rules``, passed by
+tournaments and trainers) and, under ``seven_zero``, values a 7 or a 0 by the hand it would
+get. Both stack a Wild Draw Four rather than draw when the rules let them.
 
 ``greedy`` and ``heuristic`` take the Wild Draw Four parameters ``bluff`` (probability
 of playing a Wild Draw Four while holding the colour in force, where doing so helps:
@@ -53,6 +60,7 @@ from envs.cards import (
 )
 from envs.uno import actions as A
 from envs.uno.observation import FIELDS
+from envs.uno.rules import UnoRules
 
 __all__ = ["UNO_POLICIES", "GreedyPolicy", "HeuristicPolicy", "RLCardRulePolicy", "guilty_probability"]
 
@@ -70,6 +78,7 @@ _NC = NUM_COLOURED_TYPES  # 52 coloured card types (colour * 13 + kind), also th
 _W = slice(A.PLAY_WILD, A.PLAY_WILD + 4)  # play W naming R, Y, G, B
 _W4 = slice(A.PLAY_WILD_DRAW_FOUR, A.PLAY_WILD_DRAW_FOUR + 4)
 _NAME = slice(A.CHOOSE_COLOUR, A.CHOOSE_COLOUR + 4)  # colour R, Y, G, B of a starting Wild
+_SWAP = slice(A.SWAP, A.SWAP + 9)  # swap hands with relative seat 1..9 (seven_zero)
 _CARD_KIND = TYPE_KIND[:_NC].astype(np.int64)
 _CARD_VALUE = TYPE_VALUE[:_NC].astype(np.float64)
 _IS_SKIP = (_CARD_KIND == KIND_SKIP).astype(np.float64)
@@ -97,6 +106,12 @@ _T_SIZES = slice(FIELDS["hand_sizes"].start - _TABLE.start, _TABLE.stop - _TABLE
 def _colour_counts(cards: np.ndarray) -> np.ndarray:
     """Coloured cards per colour of count vectors ``[B, >=52]``, ``float32 [B, 4]`` (wilds are no colour)."""
     return np.einsum("bck->bc", cards[:, :_NC].reshape(-1, 4, 13))
+
+
+def _swap_scores(sizes: np.ndarray) -> np.ndarray:
+    """Scores ``[B, 9]`` (in ``_UNIT``) of swapping hands with relative seats 1..9: the fewer
+    cards that player holds, the better (``sizes``: the observation's ``hand_sizes``)."""
+    return (120.0 - np.minimum(sizes[:, 1:], 119.0)) * _UNIT
 
 
 def _holds(colour: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -311,6 +326,7 @@ class GreedyPolicy(_WildDrawFourPolicy):
         scores[:, _W] += counts
         scores[:, _W4] += counts
         scores[:, _NAME] += counts
+        scores[:, _SWAP] += _swap_scores(obs[:, _HAND_SIZES])
         return self._choose(scores, mask)
 
 
@@ -335,6 +351,9 @@ class HeuristicPolicy(_WildDrawFourPolicy):
     * Points: when an opponent holds 2 cards or fewer, high cards go first (the points
       left in hand when someone goes out are what the others score).
     * It draws only when it cannot play, plays a playable drawn card, declares UNO.
+    * ``seven_zero`` (read from ``rules``): a 7 is worth more the more cards it holds than
+      the smallest other hand (it swaps with that player), a 0 the more it holds than the
+      previous player (whose hand it gets); one card too many is :attr:`HAND_SWAP` points.
 
     Wild Draw Four: honest by default. ``bluff`` = p: when it holds the colour in force,
     with probability p it scores its Wild Draw Four as if it were legal, so it bluffs
@@ -361,9 +380,13 @@ class HeuristicPolicy(_WildDrawFourPolicy):
     DRAW_TWO = 5.0  # more players: a Draw Two costs the next player
     DUMP = 0.0  # per point of the card played (points do not decide who wins)
     DUMP_DANGER = 1.5  # per point, more, when an opponent holds 2 cards or fewer
+    HAND_SWAP = 100.0  # seven_zero: per card fewer in the hand a 7 or a 0 brings (at most 10)
 
-    def __init__(self, seed: int | None = None, bluff: float = 0.0, challenge: str = "smart") -> None:
+    def __init__(
+        self, seed: int | None = None, bluff: float = 0.0, challenge: str = "smart", rules: dict | None = None
+    ) -> None:
         super().__init__(seed, bluff, challenge)
+        self.seven_zero = bool(UnoRules.from_dict(rules or {}).seven_zero)
         sizes = {"two": 2, "danger_next": 3, "danger_prev": 3, "danger_any": 2, "legal": 2, "challenge": 2}
         self.situations = _Situations(sizes, self._row)
 
@@ -442,7 +465,23 @@ class HeuristicPolicy(_WildDrawFourPolicy):
         both = np.tile(prefs, 2)
         scores[:, _W.start : _W4.stop] += both  # Wild and Wild Draw Four name a colour
         scores[:, _NAME] += prefs
+        scores[:, _SWAP] += _swap_scores(sizes)
+        if self.seven_zero:
+            self._score_seven_zero(scores, sizes, players, prev_size)
         return self._choose(scores, mask)
+
+    def _score_seven_zero(
+        self, scores: np.ndarray, sizes: np.ndarray, players: np.ndarray, prev_size: np.ndarray
+    ) -> None:
+        """A 7 brings the smallest other hand, a 0 the previous player's (in cards, after this
+        card leaves the hand; a last card just goes out)."""
+        kept = sizes[:, 0] - 1.0
+        live = np.arange(1, sizes.shape[1])[None, :] < players[:, None]
+        smallest = np.where(live, sizes[:, 1:], np.inf).min(axis=1)
+        going_on = kept > 0.5
+        for kind, brings in ((7, smallest), (0, prev_size)):
+            gain = np.where(going_on, np.clip(kept - brings, -10.0, 10.0), 0.0)
+            scores[:, kind:_NC:13] += (self.HAND_SWAP * _UNIT) * gain[:, None].astype(np.float32)
 
 
 #: The scripted UNO policies by name (``agents.registry`` looks them up here).

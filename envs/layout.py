@@ -40,9 +40,7 @@ def entry_names(fields: dict[str, Field]) -> tuple[str, ...]:
     """The name of every value of a layout: ``field[label]`` for named entries, else
     ``field[index]``. Checkpoints record these, so that a network trained on an older layout
     can be fitted to a newer one by name (``agents.learned``)."""
-    return tuple(
-        f"{f.name}[{f.labels[i] if f.labels else i}]" for f in fields.values() for i in range(f.size)
-    )
+    return tuple(f"{f.name}[{f.labels[i] if f.labels else i}]" for f in fields.values() for i in range(f.size))
 
 
 def layout_bounds(fields: dict[str, Field]) -> tuple[np.ndarray, np.ndarray]:

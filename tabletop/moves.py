@@ -23,13 +23,15 @@ SHORTCUTS = {
 #: What each word move is for, said when it is typed at a moment it is not legal.
 WORD_MOVES = {
     "uno": {
-        "draw": "it draws a card, or the Draw Twos stacked on you (with draw_anytime off, only when "
+        "draw": "it draws a card, or the draw cards stacked on you (with draw_anytime off, only when "
         "no card of yours can be played)",
         "pass": "it keeps a card you have just drawn",
         "challenge": "it answers a Wild Draw Four played on you",
         "accept": "it answers a Wild Draw Four played on you",
         "uno": "it is said right after you play your second-to-last card",
         "silent": "it is said right after you play your second-to-last card",
+        "swap": "it follows your own 7 under the seven_zero rule: swap hands with the player that many "
+        "seats on in the direction of play",
     },
     "tricks": {"keep": "it answers your own Reverse: the table stays as it is"},
 }
@@ -41,6 +43,7 @@ PHASE_TASKS = {
         "challenge": "challenge or accept the Wild Draw Four played on you",
         "uno": "declare UNO (uno) or stay silent",
         "colour": "name the colour of the starting Wild",
+        "swap": "choose whom to swap hands with (swap 1: the next player in the direction of play)",
     },
     "tricks": {
         "lay": "lay a number card",
@@ -172,7 +175,7 @@ def parse_move(
 def _explain(game: str, typed: str, moves: Sequence[Move], hand: Sequence[str], phase: str | None) -> str:
     legal = describe(moves)
     lowered = typed.lower()
-    word = SHORTCUTS.get(game, {}).get(lowered, lowered)
+    word = SHORTCUTS.get(game, {}).get(lowered, lowered).split(" ")[0]  # "swap 2": the move "swap"
     if word in WORD_MOVES.get(game, {}):  # a move of the game, just not one to make now
         task = PHASE_TASKS.get(game, {}).get(phase or "")
         now = f" Now you {task}." if task else ""

@@ -332,6 +332,9 @@ class TableSession:
             text = f"{who} played {card}" + (f", naming {COLOUR_NAMES[COLOURS.index(colour)]}" if colour else "")
         elif verb == "colour":
             text = f"{who} named {COLOUR_NAMES[COLOURS.index(rest)]} for the starting Wild"
+        elif verb == "swap":
+            other = (p + int(rest) * before["direction"]) % self.num_players
+            text = f"{who} swapped hands with {self._who(other, 'you')}"
         else:
             text = {
                 "draw": f"{who} drew {_cards(len(after['hands'][p]) - len(before['hands'][p]))}",
@@ -341,7 +344,19 @@ class TableSession:
                 "uno": f"{who} declared UNO!",
                 "silent": f"{who} did not declare UNO",
             }[action]
-        if not hand_ended:
+        # seven_zero: a 0 passes every hand on once its UNO decision, if any, is taken
+        passed_on = (
+            self.rules.seven_zero
+            and not hand_ended
+            and after["phase"] != "uno"
+            and after["discard_pile"][-1][1:] == "0"
+            and (verb == "play" or before["phase"] == "uno")
+        )
+        if passed_on:
+            text += "; every hand passed one seat on"
+        if not hand_ended and (passed_on or verb == "swap"):
+            text += f" (your hand now: {' '.join(sorted(after['hands'][self.seat]))})"
+        elif not hand_ended:
             grew = [
                 (s, len(after["hands"][s]) - len(before["hands"][s]))
                 for s in range(self.num_players)

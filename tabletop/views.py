@@ -69,7 +69,11 @@ def uno_view(pos: dict[str, Any], seat: int, rules: Any, names: list[str]) -> di
         "drawn_card": None,
         "challenge_from": None,
         "revealed": None,
+        "swap_seats": None,
     }
+    if phase == "swap":  # seven_zero: "swap k" is the player k seats on in the direction of play
+        current, step = pos["current_player"], pos["direction"]
+        view["swap_seats"] = {f"swap {k}": (current + k * step) % n for k in range(1, n)}
     if pos["current_player"] == seat and phase == "drawn":
         view["drawn_card"] = pos.get("drawn_card")
     if phase in ("challenge", "uno") and pos.get("challenge"):

@@ -200,3 +200,33 @@ def test_bad_move_shows_error_and_changes_nothing(app_url: str, page: Any) -> No
     page.wait_for_function("document.querySelector('#error').textContent.length > 0")
     assert "not legal" in page.text_content("#error")
     assert page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)") == hand
+
+
+def test_house_rules_are_chosen_at_setup_and_a_seven_offers_one_button_per_player(app_url: str, page: Any) -> None:
+    page.goto(f"{app_url}/?fast=1")
+    page.wait_for_function("document.body.dataset.state === 'setup'")
+    page.check("#house-rules-row input[data-rule=seven_zero]")
+    page.fill("#players", "3")
+    page.dispatch_event("#players", "change")
+    page.wait_for_function("document.querySelectorAll('#seats select').length === 2")
+    page.fill("#seed", "5")
+    page.click("#start")
+    for _ in range(200):
+        page.wait_for_function(IDLE)
+        state = page.evaluate("document.body.dataset.state")
+        assert state != "over", "no 7 came to hand in a whole match"
+        if state != "your-turn":
+            continue
+        if page.evaluate("view.phase") == "swap":
+            buttons = page.locator("#extra-actions button")
+            assert buttons.count() == 2 and "Swap hands with" in buttons.nth(0).text_content()
+            assert "choose whom to swap hands with" in page.text_content("#prompt")
+            buttons.nth(1).click()
+            page.wait_for_function(IDLE)
+            assert "You swapped hands with" in page.text_content("#log")
+            return
+        actions = page.evaluate("view.moves.flatMap((m) => m.actions)")
+        sevens = [a for a in actions if a.startswith("play ") and a.endswith("7")]
+        choice = sevens[0] if sevens else actions[-1] if not actions[-1].startswith("play W") else actions[0]
+        page.evaluate(f"send({choice!r})")
+    raise AssertionError("no swap within 200 turns")

@@ -318,3 +318,22 @@ def test_play_py_reads_rules_like_the_other_commands_and_refuses_flags_that_do_n
         with pytest.raises(SystemExit):
             main(argv)
         assert message in capsys.readouterr().err
+
+
+def test_seven_zero_swaps_are_told_and_offered_by_seat() -> None:
+    pos = position([["R7", "R0", "B1", "B2"], ["Y1", "Y2"], ["G1", "G2", "G3"]], top="R5")
+    session = TableSession("uno", 3, ["random", "random"], position=pos, rules={"seven_zero": True, "match": False})
+    event = session.act("play R7")[0]
+    assert event.text == "You played R7" and session.view()["phase"] == "swap"
+    assert session.view()["swap_seats"] == {"swap 1": 1, "swap 2": 2}
+    event = session.act("swap 1")[0]
+    assert event.text == "You swapped hands with P1 random (your hand now: Y1 Y2)"
+    with pytest.raises(MoveError, match="'swap' is a move, but not now: it follows your own 7"):
+        session.parse("swap 2")
+
+
+def test_a_zero_under_seven_zero_says_that_every_hand_passed_on() -> None:
+    pos = position([["R0", "B1", "B2"], ["Y1", "Y2"], ["G1", "G2", "G3"]], top="R5")
+    session = TableSession("uno", 3, ["random", "random"], position=pos, rules={"seven_zero": True, "match": False})
+    event = session.act("play R0")[0]
+    assert event.text == "You played R0; every hand passed one seat on (your hand now: G1 G2 G3)"

@@ -206,7 +206,7 @@ def test_cards_to_put_back_follow_the_exchange_rule():
 UNO_FIELDS = [
     (("scores", 0), r"scores\[0\] must be an integer from 0 to 1,740"),
     (("hand_number",), "hand_number must be an integer from 0 to 1,000,000,000"),
-    (("pending_draw",), "pending_draw must be an integer from 0 to 16"),
+    (("pending_draw",), "pending_draw must be an integer from 0 to 32"),
     (("current_player",), r"current_player must be a seat 0\.\.2"),
     (("hand_starter",), r"hand_starter must be a seat 0\.\.2"),
     (("direction",), "direction must be 1 or -1"),

@@ -349,5 +349,7 @@ def test_a_checkpoint_whose_sizes_do_not_fit_the_game_is_refused_with_both_sizes
         data.pop(key, None)
     data["obs_dim"], data["model"] = 300, ActorCritic(300, 70, [int(h) for h in data["hidden"]]).state_dict()
     path = save_checkpoint(tmp_path / "old_layout.pt", data)
-    with pytest.raises(ValueError, match="trained on 300 observation values and 70 actions; the uno game here has 329 and 79"):
+    with pytest.raises(
+        ValueError, match="trained on 300 observation values and 70 actions; the uno game here has 329 and 79"
+    ):
         LearnedPolicy(checkpoint=str(path))

@@ -107,7 +107,14 @@ def test_a_wild_draw_four_answers_a_pending_draw_two():
 def test_without_the_option_stacking_takes_draw_twos_only():
     pos = position([["W+4", "Y+2"], ["Y1", "Y2"]], top="B+2", pending_draw=2)
     assert legal(engine(pos, stacking=True)) == {"play Y+2", "draw"}
-    assert legal(engine(pos, **STACK_FOUR)) == {"play Y+2", "play W+4 R", "play W+4 Y", "play W+4 G", "play W+4 B", "draw"}
+    assert legal(engine(pos, **STACK_FOUR)) == {
+        "play Y+2",
+        "play W+4 R",
+        "play W+4 Y",
+        "play W+4 G",
+        "play W+4 B",
+        "draw",
+    }
 
 
 def test_a_wild_draw_four_may_be_stacked_instead_of_answering_the_challenge():

@@ -329,3 +329,30 @@ def test_heuristic_beats_random_greedy_and_rlcard_rule_with_four_players():
     ]:
         rates = play_games([heuristic, opponent, opponent, opponent], 6144, seed=seed)
         assert rates[0] > threshold, rates  # 1/4 is an even share; measured 0.56, 0.32, 0.28
+
+
+# ---------------------------------------------------------------------- house rules
+def test_greedy_and_heuristic_swap_with_the_smallest_hand():
+    pos = position([["B1", "B2", "B3"], ["Y1", "Y2", "Y3", "Y4"], ["G1"], ["R1", "R2"]], top="R7", phase="swap")
+    for pol in (GreedyPolicy(0), HeuristicPolicy(0, rules={"seven_zero": True})):
+        assert choices(pol, [pos], seven_zero=True) == ["swap 2"]  # seat 2 holds one card
+
+
+def test_the_heuristic_values_a_seven_or_a_zero_by_the_hand_it_brings():
+    # Holding 5 cards against hands of 1 and 6: the 7 brings the single card, a big gain.
+    big = position([["R7", "R3", "B1", "B2", "B3"], ["Y1"], ["G1", "G2", "G3", "G4", "G5", "G6"]], top="R5")
+    assert choices(HeuristicPolicy(0, rules={"seven_zero": True}), [big], seven_zero=True) == ["play R7"]
+    # Holding 2 cards: the 7 would give away the near-empty hand; play the 3 instead.
+    small = position([["R7", "R3"], ["Y1", "Y2", "Y3"], ["G1", "G2", "G3", "G4"]], top="R5")
+    assert choices(HeuristicPolicy(0, rules={"seven_zero": True}), [small], seven_zero=True) == ["play R3"]
+    # A 0 brings the previous player's hand (seat 2 here): good when it is small.
+    zero = position([["R0", "R3", "B1", "B2"], ["Y1", "Y2", "Y3", "Y4", "Y5"], ["G1"]], top="R5")
+    assert choices(HeuristicPolicy(0, rules={"seven_zero": True}), [zero], seven_zero=True) == ["play R0"]
+    assert make_policy("uno", "heuristic", seed=0, rules={"seven_zero": True}).seven_zero
+
+
+def test_the_scripted_players_stack_a_wild_draw_four_rather_than_draw():
+    pos = position([["W+4", "R9", "R8"], ["Y1", "Y2"]], top="B+2", pending_draw=2)
+    rules = {"stacking": True, "stack_wild_draw_four": True}
+    for pol in (GreedyPolicy(0), HeuristicPolicy(0, rules=rules), RLCardRulePolicy(0)):
+        assert choices(pol, [pos], **rules)[0].startswith("play W+4")

@@ -80,7 +80,7 @@ class TournamentConfig:
     # ------------------------------------------------------------------ checking
     def check(self) -> None:
         """Raise ``ValueError`` naming the problem: every mistake is caught before a game is played."""
-        if self.game not in GAMES:
+        if not isinstance(self.game, str) or self.game not in GAMES:
             raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
         sizes = game_info(self.game).table_sizes
         if isinstance(self.players, bool) or not isinstance(self.players, int) or self.players not in sizes:

@@ -36,6 +36,8 @@ def render_position(pos: dict[str, Any], viewer: int | None = None, rules: UnoRu
         detail = f" (Wild Draw Four by P{pos['challenge']['player']} on {pos['challenge']['previous_colour']})"
     elif pos.get("pending_draw"):
         detail = f" (facing +{pos['pending_draw']})"
+    elif phase == "swap":
+        detail = " (played a 7: whom to swap hands with, counted in the direction of play)"
     lines.append(f"P{cur} to act, phase {phase}{detail}")
     scores = pos.get("scores", [0] * n)
     declared = pos.get("uno_declared", [False] * n)

@@ -53,6 +53,7 @@ async function buildSeats() {
   const n = game === "tricks" ? 4 : Math.max(2, Math.min(10, Number($("#players").value) || 2));
   $("#players-row").hidden = game === "tricks";
   $("#target-row").hidden = game === "tricks";
+  $("#house-rules-row").hidden = game === "tricks";
   const seats = $("#seats");
   const previous = [...seats.querySelectorAll("select")].map((s) => s.value);
   seats.innerHTML = "";
@@ -83,7 +84,10 @@ async function startGame() {
     opponents: [...document.querySelectorAll("#seats select")].map((s) => s.value),
     target: Number($("#target").value),
   };
-  if (game === "uno") body.rules = { scoring: $("#scoring").value };
+  if (game === "uno") {
+    body.rules = { scoring: $("#scoring").value };
+    for (const box of document.querySelectorAll("#house-rules-row input[data-rule]")) if (box.checked) body.rules[box.dataset.rule] = true;
+  }
   if ($("#seed").value !== "") body.seed = Number($("#seed").value);
   try {
     const data = await api("/api/new", body);
@@ -248,14 +252,18 @@ function promptText() {
   const phase = view.phase;
   if (view.game === "uno") {
     if (phase === "uno") return "One card left: declare UNO!";
-    if (phase === "challenge") return `${view.players[view.challenge_from].name} played a Wild Draw Four on you: challenge or accept?`;
+    if (phase === "challenge") {
+      const stack = view.moves.some((m) => m.actions.some((a) => a.startsWith("play W+4")));
+      return `${view.players[view.challenge_from].name} played a Wild Draw Four on you: challenge or accept${stack ? ", or stack your own" : ""}?`;
+    }
+    if (phase === "swap") return "You played a 7: choose whom to swap hands with";
     if (phase === "drawn") return `You drew ${view.drawn_card}: play it or keep it`;
     if (phase === "colour") return "Name the colour of the starting Wild";
     // Name only the kinds of moves that are legal now (the server's list of moves says which).
     const plays = view.moves.some((m) => m.actions.some((a) => a.startsWith("play ")));
     const draws = view.moves.some((m) => m.actions.includes("draw"));
     const kinds = [];
-    if (plays) kinds.push(view.pending_draw ? "stack a Draw Two" : "play a card");
+    if (plays) kinds.push(view.pending_draw ? "stack a draw card" : "play a card");
     if (draws) kinds.push(view.pending_draw ? `draw ${view.pending_draw}` : "draw");
     return `Your turn: ${kinds.join(" or ")}`;
   }
@@ -298,6 +306,17 @@ function renderUno(moves) {
     hand.appendChild(el);
   }
   $("#specials").innerHTML = "";
+  // seven_zero: after a 7, one button per player to swap hands with (the server names each seat)
+  for (const m of moves) {
+    const seat = view.swap_seats?.[m.actions[0]];
+    if (seat === undefined) continue;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.action = m.actions[0];
+    b.textContent = `Swap hands with ${view.players[seat].name} (${view.players[seat].cards} cards)`;
+    b.onclick = () => send(m.actions[0]);
+    $("#extra-actions").appendChild(b);
+  }
 }
 
 function renderTricks(moves) {
