@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from agents.network import ActorCritic
-from agents.policy import SeededPolicy, as_masks, check_chosen
+from agents.policy import SeededPolicy, as_masks, check_chosen, sample_masked
 from envs.atomic import write_atomically
 from envs.games import GAMES, game_module
 from envs.games import game as game_info
@@ -223,8 +223,8 @@ class LearnedPolicy(SeededPolicy):
         with torch.no_grad():
             logits, _ = self.net(torch.as_tensor(np.asarray(obs, np.float32)), torch.as_tensor(mask))
         scores = logits.numpy()
-        if self.mode == "sample":  # Gumbel-max: a draw from softmax(logits)
-            scores = scores - np.log(-np.log(self.rng.random(scores.shape, np.float32) + 1e-12) + 1e-12)
+        if self.mode == "sample":
+            return check_chosen(mask, sample_masked(scores, mask, self.rng))
         return check_chosen(mask, np.where(mask, scores, -np.inf).argmax(axis=1))
 
 

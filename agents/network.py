@@ -48,6 +48,16 @@ class ActorCritic(nn.Module):
         self.value_head = layer_init(nn.Linear(width, 1), std=1.0)
         self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, list(hidden)
 
+    @classmethod
+    def for_game(cls, game: str, rules: dict, hidden: Sequence[int]) -> ActorCritic:
+        """A new network for this game's observation and actions, inputs scaled by the
+        observation's bounds under these rules."""
+        from envs.games import game_module
+
+        module = game_module(game)
+        _, high = module.observation_bounds(module.Rules.from_dict(rules))
+        return cls(module.OBS_SIZE, module.NUM_ACTIONS, hidden, high)
+
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits ``[B, A]`` and values ``[B]``."""
         h = self.trunk(obs * self.obs_scale)

@@ -35,6 +35,13 @@ def check_chosen(mask: np.ndarray, actions: np.ndarray) -> np.ndarray:
     return actions
 
 
+def sample_masked(log_weights: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One legal action per row drawn from ``softmax(log_weights)`` over the legal ones
+    (Gumbel-max: the argmax of the log-weights plus Gumbel noise is such a draw)."""
+    gumbel = -np.log(-np.log(rng.random(log_weights.shape, np.float32) + 1e-12) + 1e-12)
+    return np.where(mask, log_weights + gumbel, -np.inf).argmax(axis=1)
+
+
 class SeededPolicy:
     """Base of the scripted policies: a seeded generator, and a batched arg-max over legal actions.
 

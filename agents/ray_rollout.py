@@ -1,6 +1,6 @@
 """Self-play experience from Ray rollout actors; the learner stays in the driver.
 
-Each actor is a :class:`~agents.ppo.PPOTrainer` used only for its :meth:`collect`: its own
+Each actor is a :class:`~agents.collector.Collector`, the same one the trainer collects with: its own
 batched engine of ``num_games / num_rollout_actors`` games, its own random streams
 (seeded from the run's seed and the actor's index), the scripted opponents, and the
 network. Every update the driver puts the current weights in the object store once
@@ -24,14 +24,15 @@ from typing import Any
 
 import numpy as np
 
+from agents.collector import Collector
+from agents.network import ActorCritic
 from agents.ppo import PPOConfig, PPOTrainer
-
-#: Rollout arrays laid out ``[T, B, ...]`` (joined along B); ``last_value`` is ``[B, P]``.
-TIME_MAJOR = ("obs", "mask", "action", "logp", "value", "learning", "seat", "reward", "done")
+from agents.rollout import Rollout
 
 
 class RolloutWorker:
-    """One actor's games and networks (a plain class; :class:`RayCollector` makes it a Ray actor)."""
+    """One actor's games and network: a :class:`~agents.collector.Collector` of its own
+    (a plain class; :class:`RayCollector` makes it a Ray actor)."""
 
     def __init__(self, cfg: dict[str, Any], index: int, num_games: int) -> None:
         import torch
@@ -40,29 +41,20 @@ class RolloutWorker:
         local = {**cfg, "num_games": num_games, "seed": seed, "device": "cpu", "backend": "local"}
         local["torch_threads"] = cfg.get("torch_threads") or 1  # one core per actor
         torch.set_num_threads(local["torch_threads"])
-        self.trainer = PPOTrainer(PPOConfig.from_mapping(local))
+        config = PPOConfig.from_mapping(local)
+        torch.manual_seed(config.seed)
+        self.net = ActorCritic.for_game(config.game, config.rules, config.hidden)
+        self.rng = np.random.default_rng(config.seed)
+        self.collector = Collector(config, self.net, self.rng, torch.device("cpu"))
         self.snapshots_version = -1
 
-    def collect(self, weights: dict[str, Any], snapshots: tuple[int, list[dict[str, Any]]] | None) -> dict:
+    def collect(self, weights: dict[str, Any], snapshots: tuple[int, list[dict[str, Any]]] | None) -> Rollout:
         """A rollout of this actor's games with the driver's current weights (and pool)."""
-        tr = self.trainer
-        tr.net.load_state_dict(weights)
+        self.net.load_state_dict(weights)
         if snapshots is not None and snapshots[0] != self.snapshots_version:
             self.snapshots_version, states = snapshots
-            tr.snapshots = []
-            for state in states:
-                tr.net.load_state_dict(state)
-                tr._snapshot()  # a frozen copy with a seed of this actor's stream
-            tr.net.load_state_dict(weights)
-        return tr.collect()
-
-
-def join_rollouts(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """The actors' rollouts as one: games side by side, episodes listed in actor order."""
-    out = {k: np.concatenate([p[k] for p in parts], axis=1) for k in TIME_MAJOR}
-    out["last_value"] = np.concatenate([p["last_value"] for p in parts], axis=0)
-    out["episodes"] = {k: [x for p in parts for x in p["episodes"][k]] for k in ("return", "length", "win")}
-    return out
+            self.collector.pool.set_snapshots(states, self.net, self.rng)  # seeded from this actor's stream
+        return self.collector.collect()
 
 
 class RayCollector:
@@ -91,7 +83,7 @@ class RayCollector:
     def _snapshot_version(self) -> int:
         cfg = self.trainer.cfg
         taken = self.trainer.update_count // cfg.snapshot_every if cfg.snapshot_every and cfg.pool_size else 0
-        return taken + 1 if self.trainer.snapshots else 0
+        return taken + 1 if self.trainer.collector.pool.snapshots else 0
 
     def __call__(self) -> dict[str, Any]:
         ray, tr = self.ray, self.trainer
@@ -100,13 +92,11 @@ class RayCollector:
         version = self._snapshot_version()
         snapshots = None
         if version != self.sent_version:
-            snapshots = ray.put(
-                (version, [{k: v.clone() for k, v in p.net.state_dict().items()} for p in tr.snapshots])
-            )
+            snapshots = ray.put((version, tr.collector.pool.snapshot_weights()))
             self.sent_version = version
         parts = ray.get([a.collect.remote(weights, snapshots) for a in self.actors])
-        ro = join_rollouts(parts)
-        tr.global_step += ro["action"].size
+        ro = Rollout.join(parts)
+        tr.global_step += ro.decisions
         self.wait_seconds = time.perf_counter() - start
         return ro
 

@@ -56,13 +56,14 @@ def test_the_learner_only_ever_meets_the_target(game):
     assert [p.name for p in trainer.pool] == ["first_legal"]
     for _ in range(3):
         ro = trainer.collect()
-        assert (trainer.opponent == 0).all()  # every game against the target, none self-play
-        seats = trainer.learner.sum(axis=1)
+        games = trainer.collector
+        assert (games.opponent == 0).all()  # every game against the target, none self-play
+        seats = games.learner.sum(axis=1)
         if game == "tricks":  # one team: seats t and t + 2
-            assert (seats == 2).all() and (trainer.learner[:, :2] == trainer.learner[:, 2:]).all()
+            assert (seats == 2).all() and (games.learner[:, :2] == games.learner[:, 2:]).all()
         else:
             assert (seats == 1).all()
-        assert 0 < ro["learning"].mean() < 0.75
+        assert 0 < ro.learning.mean() < 0.75
 
 
 def test_resume_refuses_a_changed_target(tmp_path):

@@ -12,6 +12,7 @@ import torch
 
 from agents.learned import LearnedPolicy, load_checkpoint, save_checkpoint
 from agents.ppo import PPOConfig, PPOTrainer
+from agents.rollout import Rollout, multi_seat_gae
 from tests.play_helpers import random_actions
 from train import evaluate_agent
 
@@ -38,11 +39,11 @@ def test_learner_and_pool_only_ever_play_legal_actions():
         trainer = PPOTrainer(cfg)
         for _ in range(3):  # the engine raises on any illegal action, a pool member's included
             ro = trainer.collect()
-            chosen = np.take_along_axis(ro["mask"], ro["action"][..., None], axis=2)[..., 0]
+            chosen = np.take_along_axis(ro.mask, ro.action[..., None], axis=2)[..., 0]
             assert chosen.all()
-        trainer._snapshot()
+        trainer.collector.pool.add_snapshot(trainer.net, trainer.rng)
         ro = trainer.collect()
-        assert np.take_along_axis(ro["mask"], ro["action"][..., None], axis=2).all()
+        assert np.take_along_axis(ro.mask, ro.action[..., None], axis=2).all()
 
 
 def test_a_sampling_agent_never_picks_a_masked_action(tmp_path):
@@ -60,15 +61,11 @@ def test_a_sampling_agent_never_picks_a_masked_action(tmp_path):
 def rollout(seats, rewards, dones, values, last_value):
     """A hand-made one-game rollout in which every decision is the learner's."""
     T = len(seats)
-    return {
-        "action": np.zeros((T, 1), np.int64),
-        "seat": np.array(seats)[:, None],
-        "learning": np.ones((T, 1), bool),
-        "reward": np.array(rewards, np.float32)[:, None, :],
-        "done": np.array(dones)[:, None],
-        "value": np.array(values, np.float32)[:, None],
-        "last_value": np.array([last_value], np.float32),
-    }
+    ro = Rollout.empty(T, 1, 2, obs_size=1, num_actions=1)
+    ro.seat[:, 0], ro.learning[:] = seats, True
+    ro.reward[:, 0], ro.done[:, 0], ro.value[:, 0] = rewards, dones, values
+    ro.last_value = np.array([last_value], np.float32)
+    return ro
 
 
 def test_end_of_game_rewards_reach_every_seat_and_games_cut_the_chains():
@@ -82,7 +79,7 @@ def test_end_of_game_rewards_reach_every_seat_and_games_cut_the_chains():
         values=[0.1, 0.2, 0.3, 0.4],
         last_value=[0.0, 0.25],
     )
-    _, returns = trainer.advantages(ro)
+    _, returns = multi_seat_gae(ro, trainer.cfg.gamma, trainer.cfg.gae_lambda)
     np.testing.assert_allclose(returns[:, 0], [1.0, -1.0, 1.0, 0.25])
 
 
@@ -95,7 +92,7 @@ def test_discounting_and_lambda_follow_each_seats_own_decisions():
         values=[0.2, -0.1, 0.4, 0.3],
         last_value=[9.0, 9.0],  # unused: the game ends inside the rollout
     )
-    adv, _ = trainer.advantages(ro)
+    adv, _ = multi_seat_gae(ro, trainer.cfg.gamma, trainer.cfg.gae_lambda)
     # seat 0: t=2 is its last decision, the game's -1 arrives on seat 1's move
     a2 = -1.0 - 0.4
     a0 = (0.0 + 0.9 * 0.4 - 0.2) + 0.9 * 0.5 * a2
@@ -132,8 +129,8 @@ def test_resume_continues_bit_for_bit(tmp_path, game):
     assert resumed.global_step == straight.global_step and resumed.update_count == 4
     for a, b in zip(straight.net.state_dict().values(), resumed.net.state_dict().values(), strict=True):
         assert torch.equal(a, b)
-    for path_, array in straight.engine.state_arrays().items():
-        np.testing.assert_array_equal(array, resumed.engine.state_arrays()[path_], err_msg=path_)
+    for path_, array in straight.collector.engine.state_arrays().items():
+        np.testing.assert_array_equal(array, resumed.collector.engine.state_arrays()[path_], err_msg=path_)
     assert straight.rng.bit_generator.state == resumed.rng.bit_generator.state
 
 

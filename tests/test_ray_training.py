@@ -36,15 +36,19 @@ def test_rollout_actors_play_with_the_broadcast_weights_and_the_learner_trains(r
         for _ in range(3):
             stats = trainer.update(collector)
             assert np.isfinite(stats["losses/value_loss"]) and stats["charts/samples"] > 0
-        assert trainer.global_step == 3 * 48 * 8 and trainer.update_count == 3 and len(trainer.snapshots) == 2
+        assert (
+            trainer.global_step == 3 * 48 * 8
+            and trainer.update_count == 3
+            and len(trainer.collector.pool.snapshots) == 2
+        )
         assert any(not torch.equal(a, b) for a, b in zip(before, trainer.net.parameters(), strict=True))
         ro = collector()  # the actors' values are the driver's network's, on their observations
-        assert ro["action"].shape == (8, 48) and ro["last_value"].shape == (48, 2)
-        pick = ro["learning"]
+        assert ro.action.shape == (8, 48) and ro.last_value.shape == (48, 2)
+        pick = ro.learning
         with torch.no_grad():
-            values = trainer.net.value(torch.as_tensor(ro["obs"][pick])).numpy()
-        np.testing.assert_allclose(ro["value"][pick], values, rtol=1e-4, atol=1e-5)
-        assert (ro["mask"][np.arange(8)[:, None], np.arange(48), ro["action"]]).all()  # legal moves only
+            values = trainer.net.value(torch.as_tensor(ro.obs[pick])).numpy()
+        np.testing.assert_allclose(ro.value[pick], values, rtol=1e-4, atol=1e-5)
+        assert (ro.mask[np.arange(8)[:, None], np.arange(48), ro.action]).all()  # legal moves only
     finally:
         collector.close()
 

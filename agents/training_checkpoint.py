@@ -1,0 +1,83 @@
+"""A training run on disk: everything :class:`agents.ppo.PPOTrainer` needs to continue
+exactly (network, optimiser, counters, random streams, the games in play, the pool).
+
+The checkpoint holds only tensors and plain values (``torch.load(weights_only=True)``);
+numpy arrays become tensors here (uint64 random states as int64 bits) and come back with
+their dtypes checked against the run's own.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import torch
+
+
+def trainer_state(trainer: Any) -> dict[str, Any]:
+    """The checkpoint of a trainer: its agent payload and a ``trainer`` part (copies, so a
+    later update does not change a state taken before it)."""
+    games = trainer.collector.state_dict()
+    return {
+        **trainer.agent_payload(),
+        "trainer": {
+            "config": trainer.cfg.to_dict(),
+            "optimizer": copy.deepcopy(trainer.optimizer.state_dict()),
+            "update": trainer.update_count,
+            "global_step": trainer.global_step,
+            "rng": trainer.rng.bit_generator.state,
+            **trainer.collector.pool.state_dict(),
+            "engine": {path: _tensor(a) for path, a in games.pop("engine").items()},
+            **{k: torch.from_numpy(v) for k, v in games.items()},
+            "torch_rng": torch.get_rng_state(),
+        },
+    }
+
+
+def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoint") -> None:
+    """Continue the run a :func:`trainer_state` describes; a checkpoint of another setup
+    (game, table, network, opponents, batch) is refused, naming the differences."""
+    if "trainer" not in data:
+        raise ValueError(f"{source} is an exported agent (weights only), not a training checkpoint")
+    tr = data["trainer"]
+    saved, cfg = tr["config"], trainer.cfg
+    diff = [k for k in type(cfg).STATE_KEYS if saved.get(k) != getattr(cfg, k)]
+    if diff:
+        detail = "; ".join(f"{k}: checkpoint {saved.get(k)!r}, config {getattr(cfg, k)!r}" for k in diff)
+        raise ValueError(f"{source} does not match this config ({detail})")
+    header = {"game": saved.get("game"), "num_players": saved.get("players")}
+    edited = [f"{k} {data.get(k)!r} (its run: {v!r})" for k, v in header.items() if data.get(k) != v]
+    if edited:  # the header a policy reads disagrees with the run it came from: an edited file
+        raise ValueError(f"{source} is inconsistent: its header says " + ", ".join(edited))
+    try:
+        trainer.net.load_state_dict(data["model"])
+        trainer.optimizer.load_state_dict(tr["optimizer"])
+    except (RuntimeError, ValueError, KeyError) as err:
+        raise ValueError(f"{source}: the saved network or optimiser does not fit ({err})") from None
+    trainer.update_count, trainer.global_step = int(tr["update"]), int(tr["global_step"])
+    trainer.rng.bit_generator.state = tr["rng"]
+    collector = trainer.collector
+    collector.pool.load_state_dict(tr, trainer.net)
+    like = collector.engine.state_arrays()
+    collector.load_state_dict(
+        {
+            "engine": {path: _array(t, like[path]) for path, t in tr["engine"].items()},
+            **{k: tr[k].numpy() for k in ("opponent", "learner", "episode_return", "episode_length")},
+        }
+    )
+    torch.set_rng_state(tr["torch_rng"])
+
+
+def _tensor(array: np.ndarray) -> torch.Tensor:
+    """A numpy array as a tensor that ``weights_only`` loading accepts (uint64 as int64 bits)."""
+    if array.dtype == np.uint64:
+        array = array.view(np.int64)
+    return torch.from_numpy(np.ascontiguousarray(array))
+
+
+def _array(tensor: torch.Tensor, like: np.ndarray) -> np.ndarray:
+    array = tensor.numpy()
+    if array.shape != like.shape:
+        raise ValueError(f"saved engine state has shape {array.shape}, this run's is {like.shape}")
+    return array.view(like.dtype) if like.dtype == np.uint64 else array.astype(like.dtype, copy=False)
