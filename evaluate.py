@@ -28,7 +28,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 from envs.atomic import check_writable
 from envs.compiled import COMPILING, kernels_cached, warm_up
-from tournament.config import TournamentConfig, load_config, merge, parse_overrides, read_yaml
+from envs.config import merge, parse_overrides, read_yaml
+from tournament.config import TournamentConfig, load_config
 from tournament.report import print_report, write_outputs
 from tournament.runner import run_tournament
 from tournament.schedule import build_schedule, plan_shards

@@ -23,18 +23,13 @@ from tabletop.moves import MoveError
 
 
 def _rules_options(items: Sequence[str], parser: argparse.ArgumentParser) -> dict:
-    """Rules options as train.py and evaluate.py read overrides: ``key=value`` with the value
-    read as YAML (``stacking=true``, ``target_score=300``); ``rules.key=value`` is the same."""
-    from tournament.config import merge, parse_overrides
+    """Rules options as every command reads them (``envs.config.rules_options``)."""
+    from envs.config import rules_options
 
     try:
-        options = parse_overrides(items)
+        return rules_options(items)
     except ValueError as err:
         parser.error(str(err))
-    nested = options.pop("rules", {})
-    if not isinstance(nested, dict):
-        parser.error("rules options are key=value or rules.key=value, e.g. stacking=true")
-    return merge(options, nested)
 
 
 #: What applies where: a flag given for another mode is refused, not ignored.

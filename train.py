@@ -36,8 +36,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from envs.atomic import check_writable
+from envs.config import merge, parse_overrides, read_yaml
 from envs.games import game as game_info
-from tournament.config import TournamentConfig, merge, parse_overrides, read_yaml
+from tournament.config import TournamentConfig
 
 
 def load_training_config(path: Path, overrides: list[str]) -> Any:

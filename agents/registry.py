@@ -3,7 +3,10 @@
 A *policy spec* is a name (``"heuristic"``) or a mapping with a ``name`` and the
 policy's parameters (``{"name": "heuristic", "bluff": 0.5, "challenge": "smart"}``).
 A name ``"package.module:Class"`` is a policy from outside the lab: importable code whose
-class implements the batched policy interface (:func:`outside_policy_class`).
+class implements the batched policy interface (:func:`outside_policy_class`), and
+``"agent:path/to/model.pt"`` is short for ``{"name": "agent", "checkpoint": "path/to/model.pt"}``.
+Configs, overrides and the command lines of ``evaluate.py``, ``train.py`` and ``play.py``
+all take these same forms.
 :func:`make_policy` turns a spec into a seeded policy object of the given game and
 refuses an unknown name or parameter with the allowed ones, before any game is played.
 """
@@ -82,8 +85,11 @@ def policy_class(game: str, name: str) -> type:
 
 
 def split_spec(spec: str | Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-    """``(name, params)`` of a policy spec."""
+    """``(name, params)`` of a policy spec (``"agent:m.pt"``: ``("agent", {"checkpoint": "m.pt"})``)."""
     if isinstance(spec, str):
+        name, sep, path = spec.partition(":")
+        if sep and name == AGENT:
+            return AGENT, {"checkpoint": path}
         return spec, {}
     if isinstance(spec, Mapping):
         params = dict(spec)

@@ -52,7 +52,7 @@ def measure(config: PPOConfig, repeats: int) -> dict[str, float]:
 
 
 def main() -> None:
-    from tournament.config import read_yaml
+    from envs.config import read_yaml
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from envs.atomic import write_atomically
+from envs.config import rules_options
 from envs.core import IllegalActionError, shown_value
 from envs.games import GAMES, game_module
 
@@ -342,13 +343,6 @@ class Recorder:
         return out
 
 
-def _parse_value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m envs.records", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -360,19 +354,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     rec.add_argument("--players", type=int, default=2)
     rec.add_argument("--seed", type=int, default=0)
     rec.add_argument("--out", required=True)
-    rec.add_argument("rules", nargs="*", metavar="key=value", help="rules options, e.g. stacking=true")
+    rec.add_argument(
+        "rules", nargs="*", metavar="key=value", help="rules options, e.g. stacking=true (values read as YAML)"
+    )
     args = parser.parse_args(argv)
 
     if args.command == "record":
         module = game_module(args.game)
-        options = {}
-        for item in args.rules:
-            key, sep, value = item.partition("=")
-            if not sep:
-                parser.error(f"rules options are key=value, got {item!r}")
-            options[key] = _parse_value(value)
         try:
-            rules = module.Rules.from_dict(options)
+            rules = module.Rules.from_dict(rules_options(args.rules))
             eng = module.Engine(1, args.players, rules, seed=args.seed, auto_reset=False)
         except ValueError as err:
             parser.error(str(err))

@@ -204,7 +204,7 @@ def test_the_quick_study_beats_first_legal_writes_its_report_and_reuses_finished
 
 
 def test_every_best_response_config_is_valid_and_each_game_shares_one_recipe():
-    from tournament.config import read_yaml
+    from envs.config import read_yaml
     from tournament.exploitability import RECIPE_KEYS, ExploitabilityConfig, plan
     from train import load_training_config
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tournament.config import MAX_CONFIG_DEPTH, load_config, parse_overrides, read_yaml
+from envs.config import MAX_CONFIG_DEPTH, parse_overrides, read_yaml
+from tournament.config import load_config
 
 BILLION_LAUGHS = """\
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]

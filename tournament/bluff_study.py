@@ -25,8 +25,9 @@ from rich.console import Console
 from rich.table import Table
 
 from agents.uno_policies import CHALLENGE_RULES
+from envs.config import read_yaml
 from envs.core import dataclass_from_mapping
-from tournament.config import TournamentConfig, read_yaml
+from tournament.config import TournamentConfig
 from tournament.report import json_ready, save_figure, write_atomic
 from tournament.runner import run_tournament
 from tournament.schedule import build_schedule

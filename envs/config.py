@@ -1,0 +1,102 @@
+"""One config layer for every command: YAML files and dotted ``key=value`` overrides.
+
+``train.py``, ``evaluate.py``, ``play.py`` and ``python -m envs.records`` read their
+configs and overrides here, so ``stacking=true``, ``rules.stacking=true`` and
+``target_score=300`` mean the same everywhere: a value is read as YAML (``true``, ``300``,
+``[random, heuristic]``, ``{name: agent, checkpoint: m.pt}``), a dotted key reaches into a
+mapping. Each command's dataclass (``PPOConfig``, ``TournamentConfig``, a game's ``Rules``)
+then validates the result and names the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+#: Limits on what a config may hold: a hostile file must fail fast, not expand or nest without end.
+MAX_CONFIG_BYTES = 1 << 20
+MAX_CONFIG_DEPTH = 32
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    """YAML's safe loader without aliases and with a nesting limit: a 400-byte file of nested
+    aliases (the "billion laughs") would otherwise expand into billions of values."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(
+                None, None, "aliases (*name) are not accepted in configs: write the value out", mark
+            )
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > MAX_CONFIG_DEPTH:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_CONFIG_DEPTH} levels", mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def load_yaml(text: str, what: str) -> Any:
+    """``text`` read as YAML for configs and overrides (no aliases, bounded size and depth);
+    ``ValueError`` naming ``what`` otherwise."""
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ValueError(f"{what} is larger than {MAX_CONFIG_BYTES:,} characters")
+    try:
+        return yaml.load(text, Loader=_ConfigLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as err:
+        raise ValueError(f"{what} is not valid YAML: {err}") from None
+
+
+def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
+    """``["games=500", "rules.stacking=true"]`` as a nested mapping (values read as YAML)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"overrides are key=value (e.g. games=5000, rules.stacking=true), got {item!r}")
+        node = out
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ValueError(f"override {item!r}: {part} is not a mapping")
+        node[parts[-1]] = load_yaml(value, f"override {key}")
+    return out
+
+
+def merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` updated by ``extra``, nested mappings merged key by key."""
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(dict(out[key]), value)
+        else:
+            out[key] = value
+    return out
+
+
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"config file {str(path)!r} not found")
+    data = load_yaml(path.read_text(), f"config file {str(path)!r}")
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"config file {str(path)!r} must hold a mapping of keys, got {type(data).__name__}")
+    return data
+
+
+def rules_options(items: Sequence[str]) -> dict[str, Any]:
+    """Rules options given on a command line: ``key=value`` or ``rules.key=value`` (the same
+    option either way), values read as YAML."""
+    options = parse_overrides(items)
+    nested = options.pop("rules", {})
+    if not isinstance(nested, dict):
+        raise ValueError("rules options are key=value or rules.key=value, e.g. stacking=true")
+    return merge(options, nested)

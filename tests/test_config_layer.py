@@ -1,0 +1,53 @@
+"""One config layer (envs.config): every command reads YAML files, dotted key=value overrides
+and policy specs the same way, and refuses what does not fit by name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agents.registry import make_policy, spec_label, split_spec
+from envs.config import parse_overrides, rules_options
+from envs.records import main as records_main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_rules_options_read_the_same_on_every_command_line():
+    flat = rules_options(["stacking=true", "target_score=300", "scoring=reverse"])
+    nested = rules_options(["rules.stacking=true", "rules.target_score=300", "scoring=reverse"])
+    assert flat == nested == {"stacking": True, "target_score": 300, "scoring": "reverse"}
+    assert parse_overrides(["rules.stacking=true", "games=500"]) == {"rules": {"stacking": True}, "games": 500}
+    with pytest.raises(ValueError, match=r"overrides are key=value \(e\.g\. games=5000"):
+        rules_options(["stacking"])
+
+
+def test_records_take_rules_like_train_and_evaluate(tmp_path, capsys):
+    out = tmp_path / "game.jsonl"
+    assert records_main(["record", "--players", "3", "--out", str(out), "rules.seven_zero=true", "stacking=true"]) == 0
+    assert '"seven_zero": true' in out.read_text().splitlines()[0]
+    with pytest.raises(SystemExit):
+        records_main(["record", "--out", str(out), "stackng=true"])
+    assert "unknown UnoRules option(s) stackng; allowed: hand_size" in capsys.readouterr().err
+
+
+def test_a_policy_spec_is_written_the_same_everywhere():
+    assert split_spec("agent:models/uno_2p_ppo.pt") == ("agent", {"checkpoint": "models/uno_2p_ppo.pt"})
+    assert spec_label("agent:models/uno_2p_ppo.pt") == spec_label(
+        {"name": "agent", "checkpoint": "models/uno_2p_ppo.pt"}
+    )
+    assert type(make_policy("uno", "agent:models/uno_2p_ppo.pt", seed=0)).__name__ == "UnoAgentPolicy"
+    from agents.ppo import PPOConfig
+    from tabletop.session import opponent_spec
+    from tournament.config import load_config
+
+    cfg = load_config(None, ["players=2", "games=100", "policies=[heuristic, 'agent:models/uno_2p_ppo.pt']"])
+    assert [e.label for e in cfg.entrants()] == ["heuristic", "uno_2p_ppo"]
+    PPOConfig.from_mapping({"opponents": ["random", "agent:models/uno_2p_ppo.pt"], "eval_every": 0})
+    assert opponent_spec("uno", 2, "agent:models/uno_2p_ppo.pt") == {
+        "name": "agent",
+        "checkpoint": "models/uno_2p_ppo.pt",
+    }
+    with pytest.raises(ValueError, match="checkpoint models/none.pt not found"):
+        make_policy("uno", "agent:models/none.pt")
