@@ -19,13 +19,34 @@ def kernel_source(game: str) -> Path:
     return Path(importlib.util.find_spec(game_info(game).kernel_module).origin)
 
 
+def _index_stamp(index: Path) -> bytes | None:
+    """The source stamp numba wrote in a cache index (the SHA-256 of the source file's bytes
+    in numba 0.68), or None if the index cannot be read that way."""
+    import pickle
+
+    try:
+        with index.open("rb") as f:
+            pickle.load(f)  # numba's version
+            stamp, _ = pickle.loads(f.read())
+    except Exception:  # another numba's format, or a file being written
+        return None
+    return stamp if isinstance(stamp, bytes) else None
+
+
 def kernels_cached(game: str) -> bool:
-    """True when numba's cache holds this game's step kernel compiled from the source as it is
-    (its index file newer than the source; index files of older versions of the source are
-    left behind by numba and do not count)."""
+    """True when numba's cache holds this game's step kernel compiled from the source as it is:
+    an index whose stamp is the source's content hash (what numba checks), or, where the
+    stamp cannot be read, an index newer than the source. Indexes of older versions of the
+    source are left behind by numba and do not count."""
+    import hashlib
+
     source = kernel_source(game)
-    index = (source.parent / "__pycache__").glob(f"{source.stem}.step_and_observe-*.nbi")
-    return any(p.stat().st_mtime >= source.stat().st_mtime for p in index)
+    digest = hashlib.sha256(source.read_bytes()).digest()
+    for index in (source.parent / "__pycache__").glob(f"{source.stem}.step_and_observe-*.nbi"):
+        stamp = _index_stamp(index)
+        if stamp == digest or (stamp is None and index.stat().st_mtime >= source.stat().st_mtime):
+            return True
+    return False
 
 
 def warm_up(game: str, num_players: int | None = None, rules: Any = None) -> float:

@@ -159,9 +159,10 @@ class BatchedEngine:
     rules_type: ClassVar[type]
     positions_module: ClassVar[str]  # defines position_of(engine, i) and load_position(engine, j, pos)
     table_size: ClassVar[int | None] = None  # the number of players, for a game that fixes it
-    #: Every per-game state array (batch dimension first) by attribute path, ``"numbers.cards"``
-    #: for a helper object's array: what :meth:`select` carries over. Index helpers built
-    #: from the batch size (``_ar``, ``_row_base``) and one step's outputs are not state.
+    #: Every per-game state array (batch dimension first) by attribute name, what
+    #: :meth:`select` carries over: the per-game parts of the kernel's state table
+    #: (``envs.state_table.saved_names``). Index helpers built from the batch size (``_ar``,
+    #: ``_row_base``) and one step's outputs are not state.
     state_fields: ClassVar[tuple[str, ...]]
     _STREAM_FIELDS = ("game_seeds", "rng_counter")
 

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from envs.cards import DECK_SIZE, NUM_CARD_TYPES
 from envs.core import BatchedEngine, IllegalActionError
+from envs.state_table import allocate, saved_names
 from envs.uno import actions as A
 from envs.uno import kernel
 from envs.uno.observation import OBS_SIZE, PHASE_NAMES
@@ -76,36 +76,7 @@ class UnoEngine(BatchedEngine):
     action_names = A.ACTION_NAMES
     phase_names = PHASE_NAMES
     positions_module = "envs.uno.positions"
-    state_fields = (
-        "hands",
-        "hand_size",
-        "draw_pile",
-        "draw_top",
-        "draw_end",
-        "discard",
-        "discard_len",
-        "discard_counts",
-        "top",
-        "colour",
-        "direction",
-        "current",
-        "phase",
-        "pending_draw",
-        "drawn_card",
-        "challenge_colour",
-        "challenge_guilty",
-        "uno_declared",
-        "revealed_hand",
-        "revealed_to",
-        "revealed_from",
-        "scores",
-        "match_rewards",
-        "hand_number",
-        "hand_starter",
-        "hand_ended",
-        "hand_winner",
-        "hand_points",
-    )
+    state_fields = saved_names(kernel.STATE)
     rules_type = UnoRules
 
     def __init__(
@@ -120,62 +91,19 @@ class UnoEngine(BatchedEngine):
 
     # ------------------------------------------------------------------ state
     def _allocate(self) -> None:
-        """The whole game state: a few buffers (``kernel.BUFFERS``), each part a named view.
-
-        ``hands`` (int8 [B, P, 54], copies of each card type held), ``hand_size``,
-        ``draw_pile`` and ``discard`` (int8 [B, 108] stacks of card types), ... : the
-        layout and the meaning of every part are in :mod:`envs.uno.kernel`.
-        """
-        B, P = self.num_games, self.num_players
-        self._scalars = np.zeros((B, len(kernel.SCALARS)), np.int64)
-        self._seat_values = np.zeros((B, len(kernel.SEAT_VALUES), P), np.int64)
-        self._flags = np.zeros((B, len(kernel.FLAGS) + P), bool)
-        self._card_counts = np.zeros((B, P + len(kernel.COUNT_ROWS), NUM_CARD_TYPES), np.int8)
-        self._piles = np.zeros((B, len(kernel.PILES), DECK_SIZE), np.int8)
-        self.match_rewards = np.zeros((B, P), np.float64)  # points reward summed over a match
-        for column, name in enumerate(kernel.SCALARS):
-            setattr(self, name, self._scalars[:, column])
-        for row, name in enumerate(kernel.SEAT_VALUES):
-            setattr(self, name, self._seat_values[:, row])
-        for column, name in enumerate(kernel.FLAGS):
-            setattr(self, name, self._flags[:, column])
-        self.uno_declared = self._flags[:, len(kernel.FLAGS) :]
-        self.hands = self._card_counts[:, :P]
-        for row, name in enumerate(kernel.COUNT_ROWS):
-            setattr(self, name, self._card_counts[:, P + row])
-        for row, name in enumerate(kernel.PILES):
-            setattr(self, name, self._piles[:, row])
-        self.direction[:] = 1
-        for name in ("drawn_card", "challenge_colour", "revealed_to", "revealed_from", "hand_winner"):
-            getattr(self, name)[:] = -1
-        scratch = (  # kernel.SCRATCH
-            np.zeros(DECK_SIZE, np.uint64),
-            np.zeros(DECK_SIZE, np.int64),
-            np.zeros(DECK_SIZE, np.int8),
-            np.zeros((2, P), np.int64),
-            np.zeros(P, np.float64),
-            np.zeros(P, bool),
-        )
-        self._buffers = (
-            self._scalars,
-            self._seat_values,
-            self._flags,
-            self._card_counts,
-            self._piles,
-            self.match_rewards,
-            self.game_seeds,
-            self.rng_counter,
-            *scratch,
-        )
-        self._rules_record = rules_record(self.rules, P)
+        """The whole game state: the arrays of ``kernel.STATE`` (declared there once, with
+        what each holds), each an attribute of the engine; ``self._state`` is all of them in
+        order, what every kernel entry point takes first."""
+        self._state = allocate(self, kernel.STATE)
+        self._rules_record = rules_record(self.rules, self.num_players)
 
     # ------------------------------------------------------------------ one step
     def _begin_step(self) -> None:
-        kernel.clear_last_step(self._buffers)
+        kernel.clear_last_step(*self._state)
 
     def _step_kernel(self, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray, deal_here: bool) -> int:
         return kernel.step_and_observe(
-            *self._buffers,
+            *self._state,
             actions,
             self._mask,
             obs,
@@ -191,16 +119,16 @@ class UnoEngine(BatchedEngine):
 
     def _legal_mask(self) -> np.ndarray:
         mask = np.empty((self.num_games, A.NUM_ACTIONS), bool)
-        kernel.legal_mask(self._buffers, mask, self._rules_record)
+        kernel.legal_mask(*self._state, mask, self._rules_record)
         return mask
 
     def _observation(self, viewer: np.ndarray) -> np.ndarray:
         obs = np.empty((self.num_games, OBS_SIZE), np.float32)
-        kernel.observation(self._buffers, np.ascontiguousarray(viewer, np.int64), obs, self._rules_record)
+        kernel.observation(*self._state, np.ascontiguousarray(viewer, np.int64), obs, self._rules_record)
         return obs
 
     def _observe_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
-        kernel.observe_games(self._buffers, np.ascontiguousarray(games, np.int64), obs, mask, self._rules_record)
+        kernel.observe_games(*self._state, np.ascontiguousarray(games, np.int64), obs, mask, self._rules_record)
 
     def _new_episode(self, games: np.ndarray) -> None:
-        kernel.new_games(self._buffers, np.ascontiguousarray(games, np.int64), self._rules_record)
+        kernel.new_games(*self._state, np.ascontiguousarray(games, np.int64), self._rules_record)

@@ -4,9 +4,9 @@
 (batch first) and calls these ``numba`` kernels, which loop over the games in compiled
 code: a step costs the same few microseconds of Python whether it moves 1 game or 8,192,
 and each game's turn reads like the rules. Every function below that takes ``g`` works
-on game ``g`` of the batch; the state arrays are those of ``UnoEngine._allocate``, passed
-in the order of :data:`STATE`. Random draws go through ``envs.rng``'s per-game streams,
-so a seed gives the same deals whatever the batch size.
+on game ``g`` of the batch; the state arrays are those of :data:`STATE`, passed in its
+order. Random draws go through ``envs.rng``'s per-game streams, so a seed gives the same
+deals whatever the batch size.
 
 Turn structure, phase by phase:
 
@@ -46,6 +46,7 @@ from envs.cards import (
     WILD_DRAW_FOUR,
 )
 from envs.rng import next_deal_one, random_uniform_one, random_words_one, shuffle_into
+from envs.state_table import PLAYERS, Part, state_type
 from envs.uno import actions as A
 from envs.uno.observation import CHALLENGE, COLOUR, DRAWN, FIELDS, OVER, PLAY, SWAP, UNO
 from envs.uno.rules import POINTS_REWARD_SCALE, match_leaders_one, match_over_one
@@ -59,69 +60,61 @@ SWAP_KIND = 7  # seven_zero: a 7 swaps hands with a chosen player...
 PASS_ON_KIND = 0  # ...and a 0 passes every hand one seat on
 
 # ---------------------------------------------------------------------- the state
-# A game's state is a few packed buffers (batch first), so that a kernel call takes few
-# arguments (numba's call overhead grows with each one); ``UnoEngine`` shows every part
-# as a named numpy view, and the kernels see the same names through :class:`UnoState`.
+#: The whole state of a batch of games, declared once (``envs.state_table``): the engine
+#: allocates these arrays (batch first) and shows each as an attribute, ``state_fields``
+#: are the per-game parts, and every kernel entry point takes them first, in this order,
+#: and sees them as one :class:`UnoState`.
+STATE = (
+    Part("hands", np.int8, (PLAYERS, NUM_CARD_TYPES), doc="copies of each card type held, per seat"),
+    Part("hand_size", np.int64, (PLAYERS,), doc="cards held, per seat"),
+    Part("draw_pile", np.int8, (DECK_SIZE,), doc="card types; the pile is draw_pile[draw_top:draw_end], top first"),
+    Part("draw_top", np.int64),
+    Part("draw_end", np.int64),
+    Part("discard", np.int8, (DECK_SIZE,), doc="card types; the pile is discard[:discard_len], top last"),
+    Part("discard_len", np.int64),
+    Part("discard_counts", np.int8, (NUM_CARD_TYPES,), doc="the discard pile's cards, per type"),
+    Part("top", np.int64, doc="type of the discard pile's top card"),
+    Part("colour", np.int64, doc="colour in force, -1 while a starting Wild waits"),
+    Part("direction", np.int64, fill=1, doc="+1 or -1"),
+    Part("current", np.int64, doc="seat to act"),
+    Part("phase", np.int64, doc="PLAY ... OVER (envs.uno.observation.PHASE_NAMES)"),
+    Part("pending_draw", np.int64, doc="stacked draw cards (Draw Twos; Wild Draw Fours with stack_wild_draw_four)"),
+    Part("drawn_card", np.int64, fill=-1, doc="the card just drawn (phase drawn), else -1"),
+    Part("challenge_colour", np.int64, fill=-1, doc="colour in force before the Wild Draw Four being answered"),
+    Part("challenge_guilty", np.bool_, doc="whether the Wild Draw Four's player held a card of challenge_colour"),
+    Part("uno_declared", np.bool_, (PLAYERS,), doc="declared UNO and not played since, per seat"),
+    Part("revealed_hand", np.int8, (NUM_CARD_TYPES,), doc="the hand a challenge showed"),
+    Part("revealed_to", np.int64, fill=-1, doc="the seat it was shown to (until its next decision), else -1"),
+    Part("revealed_from", np.int64, fill=-1, doc="the seat whose hand it showed"),
+    Part("scores", np.int64, (PLAYERS,), doc="match points"),
+    Part("match_rewards", np.float64, (PLAYERS,), doc="points reward summed over a match"),
+    Part("hand_number", np.int64, doc="hands played so far in the match"),
+    Part("hand_starter", np.int64, doc="first player of the current hand"),
+    Part("hand_ended", np.bool_, doc="a hand ended in the last step"),
+    Part("hand_winner", np.int64, fill=-1, doc="winner of a hand that ended in the last step, else -1"),
+    Part("hand_points", np.int64, (PLAYERS,), doc="points a hand that ended in the last step added"),
+    Part("game_seeds", np.uint64, stream=True),
+    Part("rng_counter", np.uint64, stream=True),
+    # Scratch for one game at a time: the kernels compile without reference counting (numba's
+    # _nrt=False, several times faster: the state would be counted up and down at every call)
+    # and so cannot allocate.
+    Part("work_words", np.uint64, (DECK_SIZE,), per_game=False, doc="random words"),
+    Part("work_order", np.int64, (DECK_SIZE,), per_game=False, doc="for shuffles"),
+    Part("work_cards", np.int8, (DECK_SIZE,), per_game=False, doc="for shuffles"),
+    Part("work_values", np.int64, (PLAYERS,), per_game=False, doc="hand values"),
+    Part("work_points", np.int64, (PLAYERS,), per_game=False, doc="points"),
+    Part("work_reward", np.float64, (PLAYERS,), per_game=False, doc="rewards"),
+    Part("work_winners", np.bool_, (PLAYERS,), per_game=False, doc="winners"),
+)
+UnoState = state_type("UnoState", STATE)
+NUM_STATE = len(STATE)  # an entry point's args: the state's arrays, then its own
 
-#: Per-game integers: the columns of ``scalars``, int64 [B, 16].
-SCALARS = (
-    "draw_top",  # the draw pile is draw_pile[draw_top:draw_end], top first
-    "draw_end",
-    "discard_len",  # the discard pile is discard[:discard_len], top last
-    "top",  # type of the discard pile's top card
-    "colour",  # colour in force, -1 while a starting Wild waits
-    "direction",  # +1 or -1
-    "current",  # seat to act
-    "phase",
-    "pending_draw",  # stacked draw cards (Draw Twos; Wild Draw Fours with stack_wild_draw_four)
-    "drawn_card",  # the card just drawn (phase drawn), else -1
-    "challenge_colour",  # colour in force before the Wild Draw Four being answered, else -1
-    "revealed_to",  # the seat a challenge showed a hand to (until its next decision), else -1
-    "revealed_from",  # the seat whose hand it showed
-    "hand_number",  # hands played so far in the match
-    "hand_starter",  # first player of the current hand
-    "hand_winner",  # winner of a hand that ended in the last step, else -1
-)
-#: Per-seat integers: ``seat_values``, int64 [B, 3, P].
-SEAT_VALUES = (
-    "hand_size",  # cards held
-    "scores",  # match points
-    "hand_points",  # points a hand that ended in the last step added
-)
-#: Per-game flags: ``flags``, bool [B, 2 + P], then ``uno_declared`` (one per seat).
-FLAGS = (
-    "challenge_guilty",  # whether the Wild Draw Four's player held a card of challenge_colour
-    "hand_ended",  # a hand ended in the last step
-)
-#: Copies of each card type: ``card_counts``, int8 [B, P + 2, 54]: each seat's ``hands``, then these.
-COUNT_ROWS = (
-    "discard_counts",  # the discard pile's cards
-    "revealed_hand",  # the hand a challenge showed
-)
-#: Piles of card types: ``piles``, int8 [B, 2, 108].
-PILES = ("draw_pile", "discard")
-#: The buffers, in the order every kernel entry point takes them.
-BUFFERS = ("scalars", "seat_values", "flags", "card_counts", "piles", "match_rewards", "game_seeds", "rng_counter")
-#: Scratch space for one game at a time, after the buffers: the kernels compile without
-#: reference counting (numba's ``_nrt=False``, several times faster: the state would be
-#: counted up and down at every call) and so cannot allocate. ``work_words`` uint64 [108]
-#: random words, ``work_order`` int64 [108] and ``work_cards`` int8 [108] for shuffles,
-#: ``work_seats`` int64 [2, P] (hand values, points), ``work_reward`` float64 [P],
-#: ``work_winners`` bool [P].
-SCRATCH = ("work_words", "work_order", "work_cards", "work_seats", "work_reward", "work_winners")
 
-#: The state as the kernels see it: every part by name (views into the buffers).
-UnoState = namedtuple(
-    "UnoState",
-    SCALARS
-    + SEAT_VALUES
-    + FLAGS
-    + ("uno_declared", "hands")
-    + COUNT_ROWS
-    + PILES
-    + ("match_rewards", "game_seeds", "rng_counter")
-    + ("work_words", "work_order", "work_cards", "work_values", "work_points", "work_reward", "work_winners"),
-)
+@njit(cache=True, inline="always", _nrt=False)
+def split_args(args: tuple):
+    """An entry point's ``*args``: the :class:`UnoState` and the call's own arguments."""
+    return UnoState(*args[:NUM_STATE]), args[NUM_STATE:]
+
 
 #: The rules as the kernels read them: one record (numba reads a record's fields by name).
 RULES_DTYPE = np.dtype(
@@ -146,66 +139,6 @@ RULES_DTYPE = np.dtype(
 
 #: One step's outputs for the games that ended: rewards, done, winners and final scores.
 StepOutputs = namedtuple("StepOutputs", ["rewards", "done", "winners", "final_scores"])
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def state_views(
-    scalars,
-    seat_values,
-    flags,
-    card_counts,
-    piles,
-    match_rewards,
-    game_seeds,
-    rng_counter,
-    work_words,
-    work_order,
-    work_cards,
-    work_seats,
-    work_reward,
-    work_winners,
-):
-    """The :class:`UnoState` of these buffers and scratch (the layout above, views only)."""
-    P = seat_values.shape[2]
-    return UnoState(
-        scalars[:, 0],
-        scalars[:, 1],
-        scalars[:, 2],
-        scalars[:, 3],
-        scalars[:, 4],
-        scalars[:, 5],
-        scalars[:, 6],
-        scalars[:, 7],
-        scalars[:, 8],
-        scalars[:, 9],
-        scalars[:, 10],
-        scalars[:, 11],
-        scalars[:, 12],
-        scalars[:, 13],
-        scalars[:, 14],
-        scalars[:, 15],
-        seat_values[:, 0],
-        seat_values[:, 1],
-        seat_values[:, 2],
-        flags[:, 0],
-        flags[:, 1],
-        flags[:, 2:],
-        card_counts[:, :P],
-        card_counts[:, P],
-        card_counts[:, P + 1],
-        piles[:, 0],
-        piles[:, 1],
-        match_rewards,
-        game_seeds,
-        rng_counter,
-        work_words,
-        work_order,
-        work_cards,
-        work_seats[0],
-        work_seats[1],
-        work_reward,
-        work_winners,
-    )
 
 
 def _match_table() -> np.ndarray:
@@ -259,14 +192,6 @@ _DRAWN_CARD = FIELDS["drawn_card"].start
 _CHALLENGE_COLOUR = FIELDS["challenge_colour"].start
 _REVEALED_HAND = FIELDS["revealed_hand"].start
 _REVEALED_SEAT = FIELDS["revealed_seat"].start
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def state_of(buffers: tuple):
-    """:func:`state_views` of the engine's tuple of buffers and scratch (numba inlines no
-    call with ``*args``, hence the indices)."""
-    b = buffers
-    return state_views(b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13])
 
 
 # ---------------------------------------------------------------------- small rules
@@ -705,55 +630,18 @@ def step_games(s, out, actions, rules) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def step_and_observe(
-    scalars,
-    seat_values,
-    flags,
-    card_counts,
-    piles,
-    match_rewards,
-    game_seeds,
-    rng_counter,
-    work_words,
-    work_order,
-    work_cards,
-    work_seats,
-    work_reward,
-    work_winners,
-    actions,
-    legal,
-    obs,
-    mask,
-    rewards,
-    done,
-    winners,
-    final_scores,
-    rules_record,
-    auto_reset: bool,
-    deal_here: bool,
-) -> int:
+def step_and_observe(*args) -> int:
     """One whole step of the batch: what ``BatchedEngine.step`` asks of a game's kernel.
+    ``args``: the state's arrays (:data:`STATE`), then ``actions, legal, obs, mask, rewards,
+    done, winners, final_scores, rules_record, auto_reset, deal_here``.
 
     Returns the first game whose action is out of range or not ``legal`` (the mask of
     the last observation), having changed nothing; else applies every action, deals
     again where a game ended (``deal_here``; otherwise a game that ended without
     ``auto_reset`` is put in phase over), writes the next ``obs`` and ``mask`` and returns -1.
     """
-    s = state_views(
-        scalars,
-        seat_values,
-        flags,
-        card_counts,
-        piles,
-        match_rewards,
-        game_seeds,
-        rng_counter,
-        work_words,
-        work_order,
-        work_cards,
-        work_seats,
-        work_reward,
-        work_winners,
+    s, (actions, legal, obs, mask, rewards, done, winners, final_scores, rules_record, auto_reset, deal_here) = (
+        split_args(args)
     )
     out = StepOutputs(rewards, done, winners, final_scores)
     rules = rules_record[0]
@@ -775,31 +663,32 @@ def step_and_observe(
 
 
 @njit(cache=True, _nrt=False)
-def clear_last_step(buffers: tuple) -> None:
-    """Entry point: :func:`begin_step` (before a reset deals, as before a step). The rarely
-    called entry points take the buffers as one tuple, which numba types more slowly
-    than separate arguments, but spares listing them again."""
-    begin_step(state_of(buffers))
+def clear_last_step(*args) -> None:
+    """Entry point: :func:`begin_step` (before a reset deals, as before a step)."""
+    s, _ = split_args(args)
+    begin_step(s)
 
 
 @njit(cache=True, _nrt=False)
-def legal_mask(buffers: tuple, mask, rules_record):
-    """Entry point: :func:`write_legal_mask` of every game."""
-    s = state_of(buffers)
+def legal_mask(*args):
+    """Entry point (state, ``mask, rules_record``): :func:`write_legal_mask` of every game."""
+    s, (mask, rules_record) = split_args(args)
     write_legal_mask(s, mask, rules_record[0])
 
 
 @njit(cache=True, _nrt=False)
-def observation(buffers: tuple, viewer, obs, rules_record):
-    """Entry point: :func:`write_observation` of every game for ``viewer[g]``."""
-    s = state_of(buffers)
+def observation(*args):
+    """Entry point (state, ``viewer, obs, rules_record``): :func:`write_observation` of every
+    game for ``viewer[g]``."""
+    s, (viewer, obs, rules_record) = split_args(args)
     write_observation(s, viewer, obs, rules_record[0])
 
 
 @njit(cache=True, _nrt=False)
-def observe_games(buffers: tuple, games, obs, mask, rules_record) -> None:
-    """Entry point: rewrite the mask and observation rows of ``games`` (dealt again)."""
-    s = state_of(buffers)
+def observe_games(*args) -> None:
+    """Entry point (state, ``games, obs, mask, rules_record``): rewrite the mask and
+    observation rows of ``games`` (dealt again)."""
+    s, (games, obs, mask, rules_record) = split_args(args)
     rules = rules_record[0]
     for g in games:
         write_legal_mask_row(s, g, mask[g], rules)
@@ -807,9 +696,10 @@ def observe_games(buffers: tuple, games, obs, mask, rules_record) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def new_games(buffers: tuple, games, rules_record):
-    """Entry point: start a new game (a hand, or a match's first hand) in each of ``games``."""
-    s = state_of(buffers)
+def new_games(*args):
+    """Entry point (state, ``games, rules_record``): start a new game (a hand, or a match's
+    first hand) in each of ``games``."""
+    s, (games, rules_record) = split_args(args)
     for g in games:
         new_game(s, g, rules_record[0])
 

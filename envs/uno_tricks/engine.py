@@ -29,11 +29,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from envs.cards import NUM_CARD_TYPES
 from envs.core import BatchedEngine, IllegalActionError
+from envs.state_table import allocate, saved_names
 from envs.uno_tricks import actions as A
 from envs.uno_tricks import kernel
-from envs.uno_tricks.kernel import NUMBER_DECK, SPECIAL_DECK, LegalInputs, TricksState, ViewInputs
 from envs.uno_tricks.observation import OBS_SIZE, PHASE_NAMES
 from envs.uno_tricks.rules import NUM_PLAYERS, TricksRules
 
@@ -48,14 +47,13 @@ def _indices(values: np.ndarray) -> np.ndarray:
 
 
 class CardQueue:
-    """Per-game piles drawn from the top and refilled from below: circular buffers
-    (the kernels take and put cards; this side loads and lists them for positions)."""
+    """A per-game pile drawn from the top and refilled from below, a circular buffer over three
+    of the engine's state arrays (the kernels take and put cards; this side loads and lists
+    them for positions)."""
 
-    def __init__(self, num_games: int, capacity: int) -> None:
-        self.capacity = capacity
-        self.cards = np.zeros((num_games, capacity), np.int8)
-        self.start = np.zeros(num_games, np.int64)  # index of the top card
-        self.count = np.zeros(num_games, np.int64)
+    def __init__(self, cards: np.ndarray, start: np.ndarray, count: np.ndarray) -> None:
+        self.cards, self.start, self.count = cards, start, count  # top card at cards[start]
+        self.capacity = cards.shape[1]
 
     def set(self, game: int, cards: Sequence[int]) -> None:
         self.cards[game, : len(cards)] = cards
@@ -64,6 +62,24 @@ class CardQueue:
     def listing(self, game: int) -> np.ndarray:
         """The cards of one game, top first."""
         return self.cards[game, (self.start[game] + np.arange(self.count[game])) % self.capacity]
+
+
+#: The kernels' rules record (``kernel.RULES_DTYPE``), field by field, from the rules.
+RULES_RECORD = {
+    "returns_drawn": lambda r: r.exchange_returns == "drawn",
+    "reward_points": lambda r: r.reward == "points",
+}
+if set(RULES_RECORD) != set(kernel.RULES_DTYPE.names):
+    _differ = sorted(set(RULES_RECORD) ^ set(kernel.RULES_DTYPE.names))
+    raise ImportError(f"RULES_RECORD and kernel.RULES_DTYPE name different fields: {_differ}")
+
+
+def rules_record(rules: TricksRules) -> np.ndarray:
+    """The rules as the kernels read them, built by field name."""
+    record = np.zeros(1, dtype=kernel.RULES_DTYPE)
+    for name, value in RULES_RECORD.items():
+        record[name] = value(rules)
+    return record
 
 
 class TricksEngine(BatchedEngine):
@@ -82,39 +98,7 @@ class TricksEngine(BatchedEngine):
     action_names = A.ACTION_NAMES
     phase_names = PHASE_NAMES
     positions_module = "envs.uno_tricks.positions"
-    state_fields = (
-        "hands",
-        "hand_numbers",
-        "hand_specials",
-        "number_count",
-        "special_count",
-        "on_table",
-        "numbers.cards",
-        "numbers.start",
-        "numbers.count",
-        "specials.cards",
-        "specials.start",
-        "specials.count",
-        "table_card",
-        "table_forced",
-        "table_laid_by",
-        "table_added",
-        "table_value",
-        "table_specials",
-        "table_special_kinds",
-        "annulled",
-        "points_piles",
-        "points",
-        "numbers_out",
-        "leader",
-        "current",
-        "phase",
-        "trick",
-        "draw_limit",
-        "returns_left",
-        "trick_ended",
-        "trick_winner",
-    )
+    state_fields = saved_names(kernel.STATE)
     table_size = NUM_PLAYERS
     rules_type = TricksRules
 
@@ -127,55 +111,24 @@ class TricksEngine(BatchedEngine):
         auto_reset: bool = True,
     ) -> None:
         super().__init__(num_games, num_players, rules, seed, auto_reset)
-        self._returns_drawn = self.rules.exchange_returns == "drawn"
-        self._reward_points = self.rules.reward == "points"
 
     # ------------------------------------------------------------------ state
     def _allocate(self) -> None:
-        B = self.num_games
-        P = NUM_PLAYERS
-        self.hands = np.zeros((B, P, NUM_CARD_TYPES), np.int8)  # number and special cards, by type
-        # Summaries of the hands that play and observation read, kept in step with them:
-        self.hand_numbers = np.zeros((B, P, 10), np.int8)  # number cards per number
-        self.hand_specials = np.zeros((B, P, 5), np.int8)  # special cards per kind
-        self.number_count = np.zeros((B, P), np.int64)
-        self.special_count = np.zeros((B, P), np.int64)
-        self.on_table = np.zeros((B, 10), bool)  # numbers laid this trick (Wild-added cards not)
-        self.numbers = CardQueue(B, NUMBER_DECK.size)
-        self.specials = CardQueue(B, SPECIAL_DECK.size)
-        self.table_card = np.full((B, NUM_PLAYERS), -1, np.int64)  # laid number card per seat
-        self.table_forced = np.zeros((B, NUM_PLAYERS), bool)  # a forced duplicate, worth 0
-        self.table_laid_by = np.full((B, NUM_PLAYERS), -1, np.int64)  # who laid it (a swap moves cards)
-        self.table_added = np.full((B, NUM_PLAYERS), -1, np.int64)  # card a Wild added
-        self.table_value = np.zeros((B, NUM_PLAYERS), np.int64)  # what each seat's cards are worth now
-        self.table_specials = np.full((B, NUM_PLAYERS, 2), -1, np.int64)  # specials laid with it
-        self.table_special_kinds = np.zeros((B, NUM_PLAYERS, 5), np.int8)  # the same, per kind
-        self.annulled = np.zeros(B, bool)  # a Skip was laid this trick
-        self.points_piles = np.zeros((B, 2, NUM_CARD_TYPES), np.int8)  # per team
-        self.points = np.zeros((B, 2), np.int64)  # value of each team's points pile
-        self.numbers_out = np.zeros((B, 10), np.int64)  # number cards in the points piles, per number
-        self.leader = np.zeros(B, np.int64)
-        self.current = np.zeros(B, np.int64)
-        self.phase = np.zeros(B, np.int64)
-        self.trick = np.ones(B, np.int64)
-        self.draw_limit = np.zeros(B, np.int64)
-        self.returns_left = np.zeros(B, np.int64)
-        self.trick_ended = np.zeros(B, bool)
-        self.trick_winner = np.full(B, -1, np.int64)
-        # What the kernels get: the state arrays themselves (never replaced, only written in
-        # place), as plain tuples because numba unpacks those quickly; the legal mask and the
-        # observation get only the arrays they read.
-        self._state = tuple(self._state_field(path) for path in self.state_fields)
-        paths = dict(zip(TricksState._fields, self.state_fields, strict=True))
-        self._legal_inputs = tuple(self._state_field(paths[name]) for name in LegalInputs._fields)
-        self._view_inputs = tuple(self._state_field(paths[name]) for name in ViewInputs._fields)
+        """The whole game state: the arrays of ``kernel.STATE`` (declared there once, with
+        what each holds), each an attribute of the engine; ``self._state`` is all of them in
+        order, what every kernel entry point takes first. The piles are also seen as
+        :class:`CardQueue` objects (``numbers``, ``specials``) by positions."""
+        self._state = allocate(self, kernel.STATE)
+        self.numbers = CardQueue(self.numbers_cards, self.numbers_start, self.numbers_count)
+        self.specials = CardQueue(self.specials_cards, self.specials_start, self.specials_count)
+        self._rules_record = rules_record(self.rules)
 
     # ------------------------------------------------------------------ hooks: one kernel each
     def _new_episode(self, games: np.ndarray) -> None:
-        kernel.new_episodes(self._state, self.game_seeds, self.rng_counter, _indices(games))
+        kernel.new_episodes(*self._state, _indices(games))
 
     def _begin_step(self) -> None:
-        kernel.begin_step(self.trick_ended, self.trick_winner)
+        kernel.begin_step(*self._state)
 
     def _step_kernel(self, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray, deal_here: bool) -> int:
         bad = kernel.step_and_observe(
@@ -188,36 +141,32 @@ class TricksEngine(BatchedEngine):
             self._done,
             self.game_winners,
             self.final_scores,
-            self._returns_drawn,
-            self._reward_points,
+            self._rules_record,
             self.auto_reset,
         )
         if bad < 0 and deal_here and self._done.any():
-            kernel.restart_games(self._state, self.game_seeds, self.rng_counter, self._done.nonzero()[0], obs, mask)
+            kernel.restart_games(*self._state, self._done.nonzero()[0], obs, mask)
         return bad
 
     def _observe_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
-        kernel.observe_games(self._state, _indices(games), obs, mask)
+        kernel.observe_games(*self._state, _indices(games), obs, mask)
 
     def _legal_mask(self) -> np.ndarray:
         mask = np.empty((self.num_games, A.NUM_ACTIONS), bool)
-        kernel.legal_masks(self._legal_inputs, mask)
+        kernel.legal_masks(*self._state, mask)
         return mask
 
     def _observation(self, viewer: np.ndarray) -> np.ndarray:
         obs = np.empty((self.num_games, OBS_SIZE), np.float32)
-        kernel.observations(self._view_inputs, _indices(viewer), obs)
+        kernel.observations(*self._state, _indices(viewer), obs)
         return obs
 
     # ------------------------------------------------------------------ for loading positions
     def _clear_table(self, games: np.ndarray) -> None:
         """No card on the table, no pending decision (a position fills the table next)."""
-        kernel.clear_tables(self._state, _indices(games))
+        kernel.clear_tables(*self._state, _indices(games))
 
     def _sync_summaries(self, games: np.ndarray) -> None:
         """Recompute the summaries of hands, points piles and table from the cards
         themselves (after a loaded position; every step keeps them in step)."""
-        kernel.sync_summaries(self._state, _indices(games))
-
-
-assert TricksState._fields == tuple(path.replace(".", "_") for path in TricksEngine.state_fields)
+        kernel.sync_summaries(*self._state, _indices(games))

@@ -63,6 +63,7 @@ from envs.cards import (
     TYPE_NUMBER,
 )
 from envs.rng import next_deal_one, random_words_one, shuffle_one
+from envs.state_table import Part, state_type
 from envs.uno_tricks import actions as A
 from envs.uno_tricks.observation import DRAW, FIELDS, LAY, OVER, RETURN, SWAP
 from envs.uno_tricks.rules import NUM_PLAYERS, NUMBERS_DEALT, POINTS_REWARD_SCALE, SPECIALS_DEALT
@@ -121,80 +122,56 @@ _OBS_RETURNS_LEFT = FIELDS["returns_left"].start
 _SEATS = np.uint64(NUM_PLAYERS)
 
 
-class TricksState(NamedTuple):
-    """The engine's state arrays, in ``TricksEngine.state_fields`` order (dots become
-    underscores). The engine passes them as a plain tuple (quick to hand to a kernel);
-    each kernel names them with this tuple type."""
+#: The whole state of a batch of games, declared once (``envs.state_table``): the engine
+#: allocates these arrays (batch first) and shows each as an attribute, ``state_fields``
+#: are the per-game parts, and every kernel entry point takes them first, in this order,
+#: and sees them as one :class:`TricksState`.
+STATE = (
+    Part("hands", np.int8, (NUM_PLAYERS, NUM_CARD_TYPES), doc="number and special cards, by type"),
+    Part("hand_numbers", np.int8, (NUM_PLAYERS, 10), doc="number cards per number (a summary of hands)"),
+    Part("hand_specials", np.int8, (NUM_PLAYERS, 5), doc="special cards per kind (summary)"),
+    Part("number_count", np.int64, (NUM_PLAYERS,), doc="(summary)"),
+    Part("special_count", np.int64, (NUM_PLAYERS,), doc="(summary)"),
+    Part("on_table", np.bool_, (10,), doc="numbers laid this trick (Wild-added cards not)"),
+    Part("numbers_cards", np.int8, (NUMBER_DECK.size,), doc="the number pile (circular queue)"),
+    Part("numbers_start", np.int64, doc="index of its top card"),
+    Part("numbers_count", np.int64),
+    Part("specials_cards", np.int8, (SPECIAL_DECK.size,), doc="the special pile (circular queue)"),
+    Part("specials_start", np.int64),
+    Part("specials_count", np.int64),
+    Part("table_card", np.int64, (NUM_PLAYERS,), fill=-1, doc="laid number card per seat, -1 none"),
+    Part("table_forced", np.bool_, (NUM_PLAYERS,), doc="a forced duplicate, worth 0"),
+    Part("table_laid_by", np.int64, (NUM_PLAYERS,), fill=-1, doc="who laid it (a swap moves cards), -1 none"),
+    Part("table_added", np.int64, (NUM_PLAYERS,), fill=-1, doc="card a Wild added, -1 none"),
+    Part("table_value", np.int64, (NUM_PLAYERS,), doc="what each seat's cards are worth now"),
+    Part("table_specials", np.int64, (NUM_PLAYERS, 2), fill=-1, doc="specials laid with the card (+2 before +4)"),
+    Part("table_special_kinds", np.int8, (NUM_PLAYERS, 5), doc="the same, per kind (summary)"),
+    Part("annulled", np.bool_, doc="a Skip was laid this trick"),
+    Part("points_piles", np.int8, (2, NUM_CARD_TYPES), doc="per team"),
+    Part("points", np.int64, (2,), doc="value of each team's points pile (summary)"),
+    Part("numbers_out", np.int64, (10,), doc="number cards in the points piles, per number (summary)"),
+    Part("leader", np.int64),
+    Part("current", np.int64, doc="seat to act"),
+    Part("phase", np.int64, doc="LAY, DRAW, RETURN, SWAP or OVER"),
+    Part("trick", np.int64, fill=1, doc="from 1"),
+    Part("draw_limit", np.int64, doc="phase draw: 2 after a +2, 4 after a +4"),
+    Part("returns_left", np.int64, doc="phase return: cards still to put back"),
+    Part("trick_ended", np.bool_, doc="a trick ended in the last step"),
+    Part("trick_winner", np.int64, fill=-1, doc="of that trick: 0 team A, 1 team B, -1 tie or annulled"),
+    Part("game_seeds", np.uint64, stream=True),
+    Part("rng_counter", np.uint64, stream=True),
+)
+TricksState = state_type("TricksState", STATE)
+NUM_STATE = len(STATE)  # an entry point's args: the state's arrays, then its own
 
-    hands: np.ndarray  # int8 [B, 4, 54] number and special cards, by type
-    hand_numbers: np.ndarray  # int8 [B, 4, 10] number cards per number (a summary of hands)
-    hand_specials: np.ndarray  # int8 [B, 4, 5] special cards per kind (summary)
-    number_count: np.ndarray  # int64 [B, 4] (summary)
-    special_count: np.ndarray  # int64 [B, 4] (summary)
-    on_table: np.ndarray  # bool [B, 10] numbers laid this trick (Wild-added cards not)
-    numbers_cards: np.ndarray  # int8 [B, 76] the number pile (circular queue)
-    numbers_start: np.ndarray  # int64 [B] index of its top card
-    numbers_count: np.ndarray  # int64 [B]
-    specials_cards: np.ndarray  # int8 [B, 32] the special pile (circular queue)
-    specials_start: np.ndarray  # int64 [B]
-    specials_count: np.ndarray  # int64 [B]
-    table_card: np.ndarray  # int64 [B, 4] laid number card per seat, -1 none
-    table_forced: np.ndarray  # bool [B, 4] a forced duplicate, worth 0
-    table_laid_by: np.ndarray  # int64 [B, 4] who laid it (a swap moves cards), -1 none
-    table_added: np.ndarray  # int64 [B, 4] card a Wild added, -1 none
-    table_value: np.ndarray  # int64 [B, 4] what each seat's cards are worth now
-    table_specials: np.ndarray  # int64 [B, 4, 2] specials laid with the card (+2 before +4), -1 none
-    table_special_kinds: np.ndarray  # int8 [B, 4, 5] the same, per kind (summary)
-    annulled: np.ndarray  # bool [B] a Skip was laid this trick
-    points_piles: np.ndarray  # int8 [B, 2, 54] per team
-    points: np.ndarray  # int64 [B, 2] value of each team's points pile (summary)
-    numbers_out: np.ndarray  # int64 [B, 10] number cards in the points piles, per number (summary)
-    leader: np.ndarray  # int64 [B]
-    current: np.ndarray  # int64 [B] seat to act
-    phase: np.ndarray  # int64 [B] LAY, DRAW, RETURN, SWAP or OVER
-    trick: np.ndarray  # int64 [B] from 1
-    draw_limit: np.ndarray  # int64 [B] phase draw: 2 after a +2, 4 after a +4
-    returns_left: np.ndarray  # int64 [B] phase return: cards still to put back
-    trick_ended: np.ndarray  # bool [B] a trick ended in the last step
-    trick_winner: np.ndarray  # int64 [B] of that trick: 0 team A, 1 team B, -1 tie or annulled
-
-
-class LegalInputs(NamedTuple):
-    """The state arrays the legal mask reads: handing a kernel fewer arrays makes the call
-    quicker, which is what a batch of one pays for every step."""
-
-    phase: np.ndarray
-    current: np.ndarray
-    hand_numbers: np.ndarray
-    hand_specials: np.ndarray
-    on_table: np.ndarray
-    draw_limit: np.ndarray
-    numbers_count: np.ndarray
-    table_card: np.ndarray
+#: The rules as the kernels read them: one record, built by field name (``TricksEngine``).
+RULES_DTYPE = np.dtype([("returns_drawn", np.bool_), ("reward_points", np.bool_)])
 
 
-class ViewInputs(NamedTuple):
-    """The state arrays an observation reads (see :class:`LegalInputs`)."""
-
-    hand_numbers: np.ndarray
-    hand_specials: np.ndarray
-    number_count: np.ndarray
-    special_count: np.ndarray
-    numbers_count: np.ndarray
-    specials_count: np.ndarray
-    table_card: np.ndarray
-    table_forced: np.ndarray
-    table_added: np.ndarray
-    table_value: np.ndarray
-    table_special_kinds: np.ndarray
-    annulled: np.ndarray
-    points: np.ndarray
-    numbers_out: np.ndarray
-    leader: np.ndarray
-    phase: np.ndarray
-    trick: np.ndarray
-    draw_limit: np.ndarray
-    returns_left: np.ndarray
+@njit(cache=True, inline="always")
+def split_args(args: tuple):
+    """An entry point's ``*args``: the :class:`TricksState` and the call's own arguments."""
+    return TricksState(*args[:NUM_STATE]), args[NUM_STATE:]
 
 
 class Outcome(NamedTuple):
@@ -383,7 +360,7 @@ def deal(s: TricksState, g: int, numbers: np.ndarray, specials: np.ndarray, lead
 
 # ---------------------------------------------------------------------- one turn
 @njit(cache=True, inline="always")
-def forced_duplicate(s: TricksState | LegalInputs, g: int, number: int) -> bool:
+def forced_duplicate(s: TricksState, g: int, number: int) -> bool:
     """Is ``number`` already on the table this trick? Laying it is then a forced duplicate
     (allowed only when the hand holds nothing else), worth 0. Wild-added cards do not count."""
     return s.on_table[g, number]
@@ -586,7 +563,7 @@ def game_over(s: TricksState, g: int, reward_points: bool, outcome: Outcome) -> 
 
 # ---------------------------------------------------------------------- legal actions
 @njit(cache=True, inline="always")
-def legal_actions(s: LegalInputs, g: int, row: np.ndarray) -> None:
+def legal_actions(s: TricksState, g: int, row: np.ndarray) -> None:
     """Fill ``row`` (``bool [89]``) with the legal actions of game ``g``'s player to act."""
     row[:] = False
     p = s.current[g]
@@ -618,7 +595,7 @@ def legal_actions(s: LegalInputs, g: int, row: np.ndarray) -> None:
 
 # ---------------------------------------------------------------------- observation
 @njit(cache=True, inline="always")
-def observe_game(s: ViewInputs, g: int, viewer: int, row: np.ndarray) -> None:
+def observe_game(s: TricksState, g: int, viewer: int, row: np.ndarray) -> None:
     """Fill ``row`` (``float32 [161]``) with what ``viewer`` may know of game ``g``
     (layout in ``envs.uno_tricks.observation``; relative seats count from the viewer)."""
     row[:] = 0.0
@@ -656,27 +633,34 @@ def observe_game(s: ViewInputs, g: int, viewer: int, row: np.ndarray) -> None:
 
 
 # ---------------------------------------------------------------------- the engine's hooks
-# Each takes the state as the engine's plain tuple (or the part it reads) and loops over
-# the games; one call per hook and step.
+# Each takes the state's arrays then its own arguments (``*args``, split by split_args) and
+# loops over the games; one call per hook and step.
 
 
 @njit(cache=True)
-def new_episodes(state: tuple, game_seeds: np.ndarray, rng_counter: np.ndarray, games: np.ndarray) -> None:
-    """Deal a new game in each of ``games`` (``TricksEngine._new_episode``; the one hook
-    that allocates: the shuffles sort)."""
-    s = TricksState(*state)
+def new_episodes(*args) -> None:
+    """Deal a new game in each of ``games`` (state, ``games``; ``TricksEngine._new_episode``;
+    the one hook that allocates: the shuffles sort)."""
+    s, (games,) = split_args(args)
+    deal_games(s, games)
+
+
+@njit(cache=True)
+def deal_games(s: TricksState, games: np.ndarray) -> None:
+    """A new game in each of ``games``: shuffled piles, a dealt hand for each seat, a leader."""
     words = np.empty(NUMBER_DECK.size, np.uint64)
     numbers, specials = np.empty_like(NUMBER_DECK), np.empty_like(SPECIAL_DECK)
     for g in games:
-        leader = shuffle_decks(game_seeds, rng_counter, g, words, numbers, specials)
+        leader = shuffle_decks(s.game_seeds, s.rng_counter, g, words, numbers, specials)
         deal(s, g, numbers, specials, leader)
 
 
 @njit(cache=True, _nrt=False)
-def begin_step(trick_ended: np.ndarray, trick_winner: np.ndarray) -> None:
-    """Forget the last step's trick events."""
-    trick_ended[:] = False
-    trick_winner[:] = -1
+def begin_step(*args) -> None:
+    """Forget the last step's trick events (state)."""
+    s, _ = split_args(args)
+    s.trick_ended[:] = False
+    s.trick_winner[:] = -1
 
 
 @njit(cache=True, inline="always")
@@ -698,194 +682,89 @@ def apply_action(
         end_turn(s, g, reward_points, outcome)
 
 
-@njit(cache=True, inline="always")
-def legal_inputs(s: TricksState) -> LegalInputs:
-    """The arrays of :class:`LegalInputs` out of the whole state."""
-    return LegalInputs(
-        s.phase, s.current, s.hand_numbers, s.hand_specials, s.on_table, s.draw_limit, s.numbers_count, s.table_card
-    )
-
-
-@njit(cache=True, inline="always")
-def view_inputs(s: TricksState) -> ViewInputs:
-    """The arrays of :class:`ViewInputs` out of the whole state."""
-    return ViewInputs(
-        s.hand_numbers,
-        s.hand_specials,
-        s.number_count,
-        s.special_count,
-        s.numbers_count,
-        s.specials_count,
-        s.table_card,
-        s.table_forced,
-        s.table_added,
-        s.table_value,
-        s.table_special_kinds,
-        s.annulled,
-        s.points,
-        s.numbers_out,
-        s.leader,
-        s.phase,
-        s.trick,
-        s.draw_limit,
-        s.returns_left,
-    )
-
-
 @njit(cache=True, _nrt=False)
-def step_and_observe(
-    hands,
-    hand_numbers,
-    hand_specials,
-    number_count,
-    special_count,
-    on_table,
-    numbers_cards,
-    numbers_start,
-    numbers_count,
-    specials_cards,
-    specials_start,
-    specials_count,
-    table_card,
-    table_forced,
-    table_laid_by,
-    table_added,
-    table_value,
-    table_specials,
-    table_special_kinds,
-    annulled,
-    points_piles,
-    points,
-    numbers_out,
-    leader,
-    current,
-    phase,
-    trick,
-    draw_limit,
-    returns_left,
-    trick_ended,
-    trick_winner,
-    actions: np.ndarray,
-    legal: np.ndarray,
-    obs: np.ndarray,
-    mask: np.ndarray,
-    rewards: np.ndarray,
-    done: np.ndarray,
-    winners: np.ndarray,
-    scores: np.ndarray,
-    returns_drawn: bool,
-    reward_points: bool,
-    auto_reset: bool,
-) -> int:
-    """One whole step of the batch (``BatchedEngine.step``): the state arrays come one by
-    one, in :class:`TricksState` order, because numba takes separate arrays much faster
-    than a tuple of them, and a batch of one pays that at every step.
+def step_and_observe(*args) -> int:
+    """One whole step of the batch (``BatchedEngine.step``). ``args``: the state's arrays
+    (:data:`STATE`), then ``actions, legal, obs, mask, rewards, done, winners, scores,
+    rules_record, auto_reset``.
 
     Returns the first game whose action is out of range or not ``legal`` (the mask of the
     last observation), having changed nothing. Else applies every action, puts games that
     ended in phase over (without ``auto_reset``; with it the engine deals them next, which
     allocates, so not here), writes the next ``obs`` and ``mask`` and returns -1.
     """
-    s = TricksState(
-        hands,
-        hand_numbers,
-        hand_specials,
-        number_count,
-        special_count,
-        on_table,
-        numbers_cards,
-        numbers_start,
-        numbers_count,
-        specials_cards,
-        specials_start,
-        specials_count,
-        table_card,
-        table_forced,
-        table_laid_by,
-        table_added,
-        table_value,
-        table_specials,
-        table_special_kinds,
-        annulled,
-        points_piles,
-        points,
-        numbers_out,
-        leader,
-        current,
-        phase,
-        trick,
-        draw_limit,
-        returns_left,
-        trick_ended,
-        trick_winner,
-    )
+    s, (actions, legal, obs, mask, rewards, done, winners, scores, rules_record, auto_reset) = split_args(args)
+    rules = rules_record[0]
     for g in range(actions.size):
         a = actions[g]
         if a < 0 or a >= A.NUM_ACTIONS or (s.phase[g] != OVER and not legal[g, a]):
             return g
-    trick_ended[:] = False
-    trick_winner[:] = -1
+    s.trick_ended[:] = False
+    s.trick_winner[:] = -1
     outcome = Outcome(rewards, done, winners, scores)
     for g in range(actions.size):
-        apply_action(s, g, actions[g], returns_drawn, reward_points, outcome)
+        apply_action(s, g, actions[g], rules.returns_drawn, rules.reward_points, outcome)
         if done[g] and not auto_reset:
             s.phase[g] = OVER
-    li, vi = legal_inputs(s), view_inputs(s)
     for g in range(actions.size):
-        legal_actions(li, g, mask[g])
-        observe_game(vi, g, s.current[g], obs[g])
+        legal_actions(s, g, mask[g])
+        observe_game(s, g, s.current[g], obs[g])
     return -1
 
 
 @njit(cache=True)
-def restart_games(
-    state: tuple, game_seeds: np.ndarray, rng_counter: np.ndarray, games: np.ndarray, obs: np.ndarray, mask: np.ndarray
-) -> None:
-    """Deal a new game in each of ``games`` (they ended this step) and write their first
-    observation and mask."""
-    new_episodes(state, game_seeds, rng_counter, games)
-    observe_games(state, games, obs, mask)
+def restart_games(*args) -> None:
+    """Deal a new game in each of ``games`` (state, ``games, obs, mask``: they ended this
+    step) and write their first observation and mask."""
+    s, (games, obs, mask) = split_args(args)
+    deal_games(s, games)
+    observe_rows(s, games, obs, mask)
 
 
 @njit(cache=True, _nrt=False)
-def observe_games(state: tuple, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
-    """Rewrite the mask and observation rows of ``games`` (their players to act)."""
-    s = TricksState(*state)
-    li, vi = legal_inputs(s), view_inputs(s)
+def observe_rows(s: TricksState, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
+    """The mask and observation rows of ``games`` (their players to act)."""
     for g in games:
-        legal_actions(li, g, mask[g])
-        observe_game(vi, g, s.current[g], obs[g])
+        legal_actions(s, g, mask[g])
+        observe_game(s, g, s.current[g], obs[g])
 
 
 @njit(cache=True, _nrt=False)
-def legal_masks(inputs: tuple, mask: np.ndarray) -> None:
-    """Fill ``mask`` (``bool [B, 89]``) with every game's legal actions (``inputs``: the
-    arrays of :class:`LegalInputs`)."""
-    s = LegalInputs(*inputs)
+def observe_games(*args) -> None:
+    """Rewrite the mask and observation rows of ``games`` (state, ``games, obs, mask``)."""
+    s, (games, obs, mask) = split_args(args)
+    observe_rows(s, games, obs, mask)
+
+
+@njit(cache=True, _nrt=False)
+def legal_masks(*args) -> None:
+    """Fill ``mask`` (``bool [B, 89]``) with every game's legal actions (state, ``mask``)."""
+    s, (mask,) = split_args(args)
     for g in range(mask.shape[0]):
         legal_actions(s, g, mask[g])
 
 
 @njit(cache=True, _nrt=False)
-def observations(inputs: tuple, viewer: np.ndarray, obs: np.ndarray) -> None:
-    """Fill ``obs`` (``float32 [B, 161]``) with each game's view for ``viewer[g]``
-    (``inputs``: the arrays of :class:`ViewInputs`)."""
-    s = ViewInputs(*inputs)
+def observations(*args) -> None:
+    """Fill ``obs`` (``float32 [B, 161]``) with each game's view for ``viewer[g]`` (state,
+    ``viewer, obs``)."""
+    s, (viewer, obs) = split_args(args)
     for g in range(obs.shape[0]):
         observe_game(s, g, viewer[g], obs[g])
 
 
 @njit(cache=True, _nrt=False)
-def clear_tables(state: tuple, games: np.ndarray) -> None:
-    """:func:`clear_table` of each of ``games`` (loading positions)."""
-    s = TricksState(*state)
+def clear_tables(*args) -> None:
+    """:func:`clear_table` of each of ``games`` (state, ``games``: loading positions)."""
+    s, (games,) = split_args(args)
     for g in games:
         clear_table(s, g)
 
 
 @njit(cache=True, _nrt=False)
-def sync_summaries(state: tuple, games: np.ndarray) -> None:
-    """:func:`sync_summary` of each of ``games`` (loading positions; tests check the summaries)."""
-    s = TricksState(*state)
+def sync_summaries(*args) -> None:
+    """:func:`sync_summary` of each of ``games`` (state, ``games``: loading positions; tests
+    check the summaries)."""
+    s, (games,) = split_args(args)
     for g in games:
         sync_summary(s, g)

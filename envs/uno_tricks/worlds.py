@@ -227,8 +227,8 @@ def sample_worlds(
         source = np.minimum(np.arange(D)[None, :] + (D - size)[:, None], D - 1)
         cards = np.zeros((N, D), np.int8)
         cards[tail] = np.take_along_axis(types, source, axis=1)[tail]
-        state[f"{name}.cards"][:] = cards
-        state[f"{name}.count"][:] = size
+        state[f"{name}_cards"][:] = cards
+        state[f"{name}_count"][:] = size
     laid = rep(view["table_number"]) >= 0
     state["table_card"][:] = _per_seat(number_types, places, TABLE, 1)[:, :, 0]
     state["table_added"][:] = _per_seat(number_types, places, ADDED, 1)[:, :, 0]
