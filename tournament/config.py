@@ -34,7 +34,7 @@ from typing import Any
 from agents.registry import check_spec, spec_label, split_spec
 from envs.config import merge, parse_overrides, read_yaml
 from envs.core import dataclass_from_mapping
-from envs.games import GAMES
+from envs.games import GAMES, game_module
 from envs.games import game as game_info
 
 SEATINGS = ("auto", "rotations", "permutations")
@@ -109,15 +109,10 @@ class TournamentConfig:
         self.table_lineups(entrants)
 
     def rules_object(self) -> Any:
-        if self.game == "uno":
-            from envs.uno import UnoRules
-
-            rules = UnoRules.from_dict(self.rules)
-            rules.check_players(self.players)
-            return rules
-        from envs.uno_tricks import TricksRules
-
-        return TricksRules.from_dict(self.rules)
+        """The game's rules object of these options, checked for this table size."""
+        rules = game_module(self.game).Rules.from_dict(self.rules)
+        rules.check_players(self.players)
+        return rules
 
     def entrants(self) -> list[Entrant]:
         if not isinstance(self.policies, Sequence) or isinstance(self.policies, str) or not self.policies:

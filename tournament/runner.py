@@ -23,6 +23,7 @@ import numpy as np
 
 from agents.registry import make_policy
 from envs import rng
+from envs.games import game_module
 from tournament.config import TournamentConfig
 from tournament.schedule import Schedule, Shard, plan_shards
 
@@ -66,14 +67,7 @@ class Results:
 
 
 def make_engine(config: TournamentConfig, num_games: int) -> Any:
-    rules = config.rules_object()
-    if config.game == "uno":
-        from envs.uno import UnoEngine
-
-        return UnoEngine(num_games=num_games, num_players=config.players, rules=rules, seed=0)
-    from envs.uno_tricks import TricksEngine
-
-    return TricksEngine(num_games=num_games, rules=rules, seed=0)
+    return game_module(config.game).Engine(num_games, config.players, config.rules_object(), seed=0)
 
 
 #: Builds a seeded policy from ``(game, spec, seed, rules)``; a Ray worker passes one that caches checkpoints.
