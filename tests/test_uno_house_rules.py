@@ -162,3 +162,50 @@ def test_the_default_rules_ignore_the_new_actions():
     eng = engine(position([["R7", "R0"], ["Y1"]], top="R5"))
     with pytest.raises(Exception, match="may not 'swap 1'"):
         eng.step(np.array([action_id("swap 1")]))
+
+
+# ---------------------------------------------------------------------- public history
+def void_view(eng, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    from envs.uno import decode
+
+    view = decode(eng.observe(seats=seat)[0])
+    return view["void_colours"][0], view["void_draws"][0]
+
+
+def test_a_draw_with_nothing_to_play_tells_everybody_the_colour_is_missing():
+    pos = position([["B1", "B2"], ["Y1", "G2", "G3"], ["G4", "G5"]], top="R5", draw=["Y7", "G8", "G9"])
+    eng = engine(pos)
+    act(eng, "draw")  # player 0 holds no red: it draws Y7 (unplayable), the turn passes
+    assert eng.position(0)["void_draws"] == [[1, -1, -1, -1], [-1] * 4, [-1] * 4]
+    seen, since = void_view(eng, 1)  # player 1's view: player 0 is the previous seat (slot 2)
+    assert seen[2].tolist() == [1, 0, 0, 0] and since[2].tolist() == [1, 0, 0, 0]
+    assert seen[0].sum() == 0 and seen[1].sum() == 0
+
+
+def test_the_unseen_count_falls_when_that_colour_is_played_and_moves_with_a_swapped_hand():
+    pos = position(
+        [["B1", "B2", "B3"], ["Y1", "G2", "G3"], ["G4", "G5"]],
+        top="R5",
+        void_draws=[[2, -1, -1, -1], [-1] * 4, [-1] * 4],
+    )
+    eng = engine(pos)
+    assert void_view(eng, 1)[1][2].tolist() == [2, 0, 0, 0]
+    eng = engine(
+        position(
+            [["R7", "R3", "B1"], ["Y1", "G2"], ["G4", "G5"]], top="R5", void_draws=[[2, -1, -1, -1], [-1] * 4, [-1] * 4]
+        ),
+        seven_zero=True,
+    )
+    act(eng, "play R7")  # a red card: one of the two unseen ones
+    assert eng.position(0)["void_draws"][0] == [1, -1, -1, -1]
+    act(eng, "swap 1")
+    assert eng.position(0)["void_draws"][:2] == [[-1] * 4, [1, -1, -1, -1]]
+
+
+def test_drawing_tells_nothing_under_draw_anytime_and_a_bad_history_is_refused():
+    pos = position([["B1", "B2"], ["Y1", "G2", "G3"]], top="R5", draw=["Y7"])
+    eng = engine(pos, draw_anytime=True)
+    act(eng, "draw")
+    assert eng.position(0)["void_draws"] == [[-1] * 4, [-1] * 4]
+    with pytest.raises(ValueError, match=r"void_draws\[0\]\[1\] must be an integer from -1 to 2"):
+        engine(position([["B1", "B2"], ["Y1"]], top="R5", void_draws=[[-1, 3, -1, -1], [-1] * 4]))

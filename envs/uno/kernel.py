@@ -93,6 +93,14 @@ STATE = (
     Part("hand_ended", np.bool_, doc="a hand ended in the last step"),
     Part("hand_winner", np.int64, fill=-1, doc="winner of a hand that ended in the last step, else -1"),
     Part("hand_points", np.int64, (PLAYERS,), doc="points a hand that ended in the last step added"),
+    Part(
+        "void_draws",
+        np.int64,
+        (PLAYERS, NUM_COLOURS),
+        fill=-1,
+        doc="public history: -1, or the seat was seen without colour c (it drew, nothing to play, "
+        "that colour in force) and took this many unknown cards into its hand since",
+    ),
     Part("game_seeds", np.uint64, stream=True),
     Part("rng_counter", np.uint64, stream=True),
     # Scratch for one game at a time: the kernels compile without reference counting (numba's
@@ -192,6 +200,8 @@ _DRAWN_CARD = FIELDS["drawn_card"].start
 _CHALLENGE_COLOUR = FIELDS["challenge_colour"].start
 _REVEALED_HAND = FIELDS["revealed_hand"].start
 _REVEALED_SEAT = FIELDS["revealed_seat"].start
+_VOID_COLOURS = FIELDS["void_colours"].start
+_VOID_DRAWS = FIELDS["void_draws"].start
 
 
 # ---------------------------------------------------------------------- small rules
@@ -241,6 +251,10 @@ def swap_hands(s, g: int, a: int, b: int) -> None:
     declared = s.uno_declared[g, a]
     s.uno_declared[g, a] = s.uno_declared[g, b]
     s.uno_declared[g, b] = declared
+    for c in range(NUM_COLOURS):  # what is known of a hand goes with it
+        seen = s.void_draws[g, a, c]
+        s.void_draws[g, a, c] = s.void_draws[g, b, c]
+        s.void_draws[g, b, c] = seen
 
 
 @njit(cache=True, _nrt=False)
@@ -291,15 +305,27 @@ def draw_cards(s, g: int, player: int, count: int) -> int:
     both are empty the player draws what there is, possibly nothing.
     """
     hands, hand_size, draw_pile, draw_top, draw_end = s.hands, s.hand_size, s.draw_pile, s.draw_top, s.draw_end
+    before = hand_size[g, player]
     available = draw_end[g] - draw_top[g]
     if available >= count:
-        return take_from_pile(hands, hand_size, draw_pile, draw_top, g, player, count)
-    last = take_from_pile(hands, hand_size, draw_pile, draw_top, g, player, available)
-    reshuffle(s, g)
-    rest = min(count - available, draw_end[g] - draw_top[g])
-    if rest > 0:
-        last = take_from_pile(hands, hand_size, draw_pile, draw_top, g, player, rest)
+        last = take_from_pile(hands, hand_size, draw_pile, draw_top, g, player, count)
+    else:
+        last = take_from_pile(hands, hand_size, draw_pile, draw_top, g, player, available)
+        reshuffle(s, g)
+        rest = min(count - available, draw_end[g] - draw_top[g])
+        if rest > 0:
+            last = take_from_pile(hands, hand_size, draw_pile, draw_top, g, player, rest)
+    unknown_cards_taken(s, g, player, hand_size[g, player] - before)
     return last
+
+
+@njit(cache=True, _nrt=False)
+def unknown_cards_taken(s, g: int, player: int, count: int) -> None:
+    """Public history: ``player`` took ``count`` cards nobody else saw, any of which may be
+    of a colour it was seen without (``void_draws``)."""
+    for c in range(NUM_COLOURS):
+        if s.void_draws[g, player, c] >= 0:
+            s.void_draws[g, player, c] += count
 
 
 # ---------------------------------------------------------------------- dealing
@@ -342,6 +368,7 @@ def deal(s, g: int, num_players: int, hand_size: int) -> None:
     s.challenge_colour[g] = -1
     s.challenge_guilty[g] = False
     s.uno_declared[g] = False
+    s.void_draws[g] = -1
     s.revealed_to[g] = -1
     s.revealed_from[g] = -1
     start_hand(s, g, first_card, num_players)
@@ -398,6 +425,10 @@ def play_card(s, out, g: int, card: int, named: int, rules) -> bool:
     s.top[g] = card
     s.uno_declared[g, p] = False
     s.drawn_card[g] = -1
+    played_colour = _COLOUR_OF[card]
+    for c in range(NUM_COLOURS):  # unknown cards left: fewer if this was one, never more than held
+        if s.void_draws[g, p, c] > 0:
+            s.void_draws[g, p, c] = min(s.void_draws[g, p, c] - (c == played_colour), hand_size[g, p])
     if card == WILD_DRAW_FOUR and s.pending_draw[g] == 0:  # a stacked one is no bluff: no challenge
         before = s.colour[g]
         s.challenge_guilty[g] = holds_colour(hands[g, p], before)
@@ -462,9 +493,13 @@ def swap_action(s, g: int, steps: int, num_players: int) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def draw_action(s, g: int, num_players: int, until_playable: bool) -> None:
+def draw_action(s, g: int, rules) -> None:
     """``draw``: the stacked Draw Twos (ending the turn), or one card, played at once if it
-    can be; with ``draw_until_playable`` more cards until one can, or nothing is left."""
+    can be; with ``draw_until_playable`` more cards until one can, or nothing is left.
+
+    Public history: without ``draw_anytime`` a player draws only with nothing to play, so
+    everybody learns it holds no card of the colour in force (``void_draws``)."""
+    num_players = rules.num_players
     p = s.current[g]
     pending = s.pending_draw[g]
     if pending > 0:
@@ -472,8 +507,13 @@ def draw_action(s, g: int, num_players: int, until_playable: bool) -> None:
         s.pending_draw[g] = 0
         pass_turn(s, g, 1, num_players)
         return
+    colour = s.colour[g]
+    if not rules.draw_anytime:
+        s.void_draws[g, p, colour] = 0
     card = draw_cards(s, g, p, 1)
-    while until_playable and card >= 0 and not playable(card, s.top[g], s.colour[g], 0):
+    while rules.draw_until_playable and card >= 0 and not playable(card, s.top[g], colour, 0):
+        if not rules.draw_anytime:
+            s.void_draws[g, p, colour] -= 1  # an unplayable card: not of that colour either
         card = draw_cards(s, g, p, 1)  # ends: the piles run out (-1) before the deck does
     if card >= 0 and playable(card, s.top[g], s.colour[g], s.pending_draw[g]):
         s.phase[g] = DRAWN
@@ -614,7 +654,7 @@ def step_games(s, out, actions, rules) -> None:
             if play_card(s, out, g, _ACTION_CARD[a], _ACTION_COLOUR[a], rules):
                 apply_effect(s, g, rules)
         elif a == A.DRAW:
-            draw_action(s, g, rules.num_players, rules.draw_until_playable)
+            draw_action(s, g, rules)
         elif a == A.PASS:
             pass_turn(s, g, 1, rules.num_players)
         elif a == A.CHALLENGE or a == A.ACCEPT:
@@ -821,3 +861,10 @@ def write_observation_row(s, g: int, v: int, row, rules) -> None:
         for t in range(NUM_CARD_TYPES):
             row[_REVEALED_HAND + t] = revealed_hand[g, t]
         row[_REVEALED_SEAT + ((revealed_from[g] - v) * d) % num_players] = 1.0
+    for i in range(num_players):  # public history, per relative seat and colour
+        seat = (v + d * i) % num_players
+        for c in range(NUM_COLOURS):
+            since = s.void_draws[g, seat, c]
+            if since >= 0:
+                row[_VOID_COLOURS + i * NUM_COLOURS + c] = 1.0
+                row[_VOID_DRAWS + i * NUM_COLOURS + c] = since

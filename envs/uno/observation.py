@@ -1,7 +1,7 @@
 """Layout of the classic UNO observation, and its decoder.
 
 The observation is what the player to act may know, and nothing else: a flat
-``float32`` vector of :data:`OBS_SIZE` = 329 values, the same size for every player
+``float32`` vector of :data:`OBS_SIZE` = 409 values, the same size for every player
 count. "Relative seats" are counted *in the direction of play* from the observer:
 slot 0 is the observer, slot 1 the player who acts next (unless skipped), slot n-1 the
 one who acted before; slots >= n (fewer than 10 players) are 0.
@@ -32,6 +32,11 @@ field                  size  content
 ``revealed_hand``        54  the hand shown to the observer by its challenge (until its
                              next decision is taken), copies per type
 ``revealed_seat``        10  one-hot relative seat of the revealed hand
+``void_colours``         40  public history, per relative seat (4 values each, R Y G B):
+                             1 where that player was seen without the colour (it drew
+                             with nothing to play while the colour was in force)
+``void_draws``           40  per relative seat and colour: cards that player has taken
+                             since, unseen (any may be of that colour); 0 where unknown
 =====================  ====  ===========================================================
 
 :func:`decode` turns a batch of observations back into named arrays (scores in points,
@@ -74,15 +79,19 @@ FIELDS: dict[str, Field] = build_layout(
         ("challenge_colour", NUM_COLOURS, 1),
         ("revealed_hand", NUM_CARD_TYPES, 4),
         ("revealed_seat", MAX_PLAYERS, 1),
+        ("void_colours", MAX_PLAYERS * NUM_COLOURS, 1),
+        ("void_draws", MAX_PLAYERS * NUM_COLOURS, 108),
     ]
 )
 OBS_SIZE: int = sum(f.size for f in FIELDS.values())
-assert OBS_SIZE == 329
+assert OBS_SIZE == 409
 #: Each value's name (``phase[swap]``, ``hand[3]``): checkpoints record it, so that an agent
 #: trained before an entry was added still loads (``agents.learned``).
 OBS_NAMES: tuple[str, ...] = entry_names(FIELDS)
 #: Entries added after the first layout (older checkpoints are fitted without them).
-ADDED_OBS_NAMES: tuple[str, ...] = ("phase[swap]",)
+ADDED_OBS_NAMES: tuple[str, ...] = ("phase[swap]",) + tuple(
+    name for name in OBS_NAMES if name.startswith(("void_colours[", "void_draws["))
+)
 
 OBS_LOW, OBS_HIGH = layout_bounds(FIELDS)
 
@@ -100,7 +109,7 @@ def observation_bounds(rules: UnoRules) -> tuple[np.ndarray, np.ndarray]:
 
 
 def decode(obs: np.ndarray, target_score: int = 500) -> dict[str, np.ndarray]:
-    """Named fields of observations ``[..., 329]``.
+    """Named fields of observations ``[..., 409]``.
 
     Counts come back as ``int64``; one-hot fields also as an index (``top_card``,
     ``colour``, ``phase``, ``drawn_card``, ``challenge_colour``, ``revealed_seat``:
@@ -116,8 +125,10 @@ def decode(obs: np.ndarray, target_score: int = 500) -> dict[str, np.ndarray]:
     for name in ("top_card", "colour", "phase", "drawn_card", "challenge_colour", "revealed_seat"):
         onehot = out[name]
         out[name] = np.where(onehot.any(axis=-1), onehot.argmax(axis=-1), -1)
-    for name in ("hand", "hand_sizes", "discard_counts", "revealed_hand", "uno_declared"):
+    for name in ("hand", "hand_sizes", "discard_counts", "revealed_hand", "uno_declared", "void_colours", "void_draws"):
         out[name] = np.rint(out[name]).astype(np.int64)
+    for name in ("void_colours", "void_draws"):  # [..., seat, colour]
+        out[name] = out[name].reshape(*out[name].shape[:-1], MAX_PLAYERS, NUM_COLOURS)
     for name in ("direction", "num_players", "draw_pile_size", "discard_pile_size", "pending_draw"):
         out[name] = np.rint(out[name][..., 0]).astype(np.int64)
     out["scores"] = np.rint(out["scores"] * target_score).astype(np.int64)

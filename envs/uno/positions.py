@@ -35,6 +35,9 @@ Keys (required first; the others default as shown)::
     hand_starter     first player of the current hand                   0
     match_rewards    points reward summed over the match so far: finite numbers,
                      at most 1240 per hand played (hand_number + 1) either way   [0.0, ...]
+    void_draws       per seat, per colour R Y G B: -1, or that seat was seen without the
+                     colour (it drew with nothing to play) and has taken this many unseen
+                     cards since, 0..its hand size (public history)   all -1
     rng              {"game_seed": int, "counter": int}, both 0..2**64-1   from the seed
 
 Every value is checked for its type and range: a mistake is a ``ValueError`` naming the key
@@ -82,6 +85,7 @@ OPTIONAL = (
     "hand_number",
     "hand_starter",
     "match_rewards",
+    "void_draws",
     "rng",
 )
 #: Most hands a position's match may have played (``hand_number``): far more than any match needs.
@@ -128,6 +132,7 @@ def position_of(eng: UnoEngine, i: int) -> dict[str, Any]:
         "hand_number": int(eng.hand_number[i]),
         "hand_starter": int(eng.hand_starter[i]),
         "match_rewards": [float(x) for x in eng.match_rewards[i]],
+        "void_draws": eng.void_draws[i].tolist(),
         "rng": rng_state(eng, i),
     }
 
@@ -315,6 +320,12 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     match_rewards = read_list(pos.get("match_rewards", [0.0] * P), "match_rewards", P, "numbers (one per seat)")
     match_rewards = [read_number(x, f"match_rewards[{p}]", -reach, reach) for p, x in enumerate(match_rewards)]
     hand_starter = read_seat(pos.get("hand_starter", 0), P, "hand_starter")
+    void = read_list(pos.get("void_draws", [[-1] * 4] * P), "void_draws", P, "lists (one per seat) of 4 integers")
+    void_draws = np.full((P, 4), -1, np.int64)
+    for p, row in enumerate(void):
+        held = int(hand_counts[p].sum())
+        row = read_list(row, f"void_draws[{p}]", 4, f"integers, one per colour R Y G B (-1..{held}, its hand size)")
+        void_draws[p] = [read_int(x, f"void_draws[{p}][{c}]", -1, held) for c, x in enumerate(row)]
     if pos.get("rng") is not None:
         check_rng_state(pos["rng"])
 
@@ -347,5 +358,6 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     eng.match_rewards[j] = match_rewards
     eng.hand_number[j] = hand_number
     eng.hand_starter[j] = hand_starter
+    eng.void_draws[j] = void_draws
     read_rng(eng, j, pos)
     assert len(draw) + len(discard) <= DECK_SIZE

@@ -177,6 +177,10 @@ def sample_worlds(
     state["revealed_to"][:] = rep(np.where(has_reveal, 0, -1))
     state["revealed_from"][:] = rep(revealed_seat)
     state["hand_winner"][:] = -1
+    # Public history per seat: -1 where no colour was seen missing (decode gives 0 and 0 there).
+    void = np.where(view["void_colours"] > 0, view["void_draws"], -1)  # [B, slot, colour]
+    order = np.argsort(seat_of_slot, axis=1)[:, :, None]
+    state["void_draws"][:] = rep(np.take_along_axis(void[:, :n], order, axis=1))
     state["game_seeds"][:] = rng.integers(0, 2**63, size=N, dtype=np.int64).astype(np.uint64)
     # The Wild Draw Four's player: the seat before the observer in phase challenge, the
     # observer itself in phase uno (its own second-to-last card, the answer comes next).
