@@ -123,7 +123,11 @@ def _trained_names(data: dict[str, Any], game: str) -> tuple[tuple[str, ...], tu
     before checkpoints recorded them, today's layout without the entries added since
     (``ADDED_OBS_NAMES``, ``ADDED_ACTIONS`` of the game package) when the sizes say so."""
     if "obs_names" in data and "action_names" in data:
-        return tuple(data["obs_names"]), tuple(data["action_names"])
+        names = tuple(data["obs_names"]), tuple(data["action_names"])
+        sizes = (int(data["obs_dim"]), int(data["num_actions"]))
+        if (len(names[0]), len(names[1])) != sizes or len(set(names[0])) != sizes[0] or len(set(names[1])) != sizes[1]:
+            return None  # names that do not describe the network: refused by the caller
+        return names
     module = game_module(game)
     obs_names, action_names = layout_names(game)
     sizes = (int(data["obs_dim"]), int(data["num_actions"]))

@@ -60,9 +60,14 @@ def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoin
     collector = trainer.collector
     collector.pool.load_state_dict(tr, trainer.net)
     like = collector.engine.state_arrays()
+    # Trick-game checkpoints written before the state tables name the piles "numbers.cards", ...
+    saved = {path.replace(".", "_"): t for path, t in tr["engine"].items()}
+    if set(saved) != set(like):
+        differ = ", ".join(sorted(set(saved) ^ set(like)))
+        raise ValueError(f"{source}: its games' state does not fit this engine (fields {differ})")
     collector.load_state_dict(
         {
-            "engine": {path: _array(t, like[path]) for path, t in tr["engine"].items()},
+            "engine": {path: _array(t, like[path]) for path, t in saved.items()},
             **{k: tr[k].numpy() for k in ("opponent", "learner", "episode_return", "episode_length")},
         }
     )

@@ -7,7 +7,7 @@ import pytest
 
 from agents.policy import RandomPolicy
 from agents.registry import make_policy
-from envs.cards import NUM_CARD_TYPES, TYPE_NAMES, card_type
+from envs.cards import NUM_CARD_TYPES, TYPE_COLOUR, TYPE_NAMES, card_type
 from envs.uno import UnoEngine, UnoRules
 from envs.uno.worlds import DECK_COUNTS, sample_worlds
 
@@ -22,9 +22,23 @@ def played_games(players: int, rules: UnoRules, steps: int, seed: int = 0, games
     return eng
 
 
-def reshuffled_hidden(pos: dict, rng: np.random.Generator) -> dict:
+def reshuffled_hidden(pos: dict, rng: np.random.Generator, tries: int = 200) -> dict:
     """The same position with the cards the player to act cannot see dealt again: the other
-    hands (same sizes) and the draw pile's order. A hand shown by a challenge stays."""
+    hands (same sizes) and the draw pile's order. A hand shown by a challenge stays, and so
+    does the public history: a deal that gives a seat more of a colour it was seen without
+    than the unseen cards it took since is dealt again (after ``tries``, the position as it was)."""
+    for _ in range(tries):
+        new = _reshuffled_once(pos, rng)
+        if all(
+            sum(TYPE_COLOUR[card_type(c)] == k for c in hand) <= limit or limit < 0
+            for hand, limits in zip(new["hands"], new.get("void_draws", []), strict=False)
+            for k, limit in enumerate(limits)
+        ):
+            return new
+    return pos
+
+
+def _reshuffled_once(pos: dict, rng: np.random.Generator) -> dict:
     me = pos["current_player"]
     shown = pos["revealed"]["player"] if pos.get("revealed") and pos["revealed"]["to"] == me else None
     others = [p for p in range(pos["num_players"]) if p not in (me, shown)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from envs.cards import card_type
 from envs.uno import UnoRules, action_id
 from tests.uno_helpers import act, engine, hand, legal, position
 
@@ -209,3 +210,89 @@ def test_drawing_tells_nothing_under_draw_anytime_and_a_bad_history_is_refused()
     assert eng.position(0)["void_draws"] == [[-1] * 4, [-1] * 4]
     with pytest.raises(ValueError, match=r"void_draws\[0\]\[1\] must be an integer from -1 to 2"):
         engine(position([["B1", "B2"], ["Y1"]], top="R5", void_draws=[[-1, 3, -1, -1], [-1] * 4]))
+
+
+def test_sampled_worlds_respect_the_public_history():
+    from envs.cards import TYPE_COLOUR
+    from envs.uno import UnoEngine
+    from envs.uno.worlds import sample_worlds
+
+    dealt = UnoEngine(1, 3, UnoRules(), seed=4, auto_reset=False)
+    dealt.reset()
+    pos = dealt.position(0)
+    me = pos["current_player"]
+    nxt, prev = (me + 1) % 3, (me + 2) % 3
+    held = [[sum(TYPE_COLOUR[card_type(c)] == k for c in pos["hands"][p]) for k in range(4)] for p in range(3)]
+    absent = [k for k in range(4) if held[nxt][k] == 0] or [0]
+    pos["hands"][nxt] = [c for c in pos["hands"][nxt] if TYPE_COLOUR[card_type(c)] != absent[0]] or ["W"]
+    void = [[-1] * 4 for _ in range(3)]
+    void[nxt][absent[0]] = 0  # the next player holds none of that colour
+    void[prev] = [min(held[prev][k], 1) if held[prev][k] <= 1 else -1 for k in range(4)]  # at most one
+    pos["void_draws"] = void
+    pos["draw_pile"] += [c for c in dealt.position(0)["hands"][nxt] if c not in pos["hands"][nxt]]
+    eng = engine(pos)
+    worlds, _ = sample_worlds(eng.observe()[0], eng.rules, 300, np.random.default_rng(0))
+    seat = {nxt: 1, prev: 2}  # the worlds seat the observer at 0, the next player at 1
+    for p, w in seat.items():
+        for k in range(4):
+            if void[p][k] >= 0:
+                assert (worlds.hands[:, w, TYPE_COLOUR == k].sum(axis=1) <= void[p][k]).all(), (p, k)
+        assert worlds.void_draws[:, w].tolist() == [void[p]] * 300
+        assert (worlds.hands[:, w].sum(axis=1) == len(pos["hands"][p])).all()
+
+
+def test_a_shown_hand_moves_with_a_seven_zero_swap():
+    # Seat 1 challenged seat 0's Wild Draw Four and saw its hand; seat 1's next decision is to
+    # come, and seat 2's 0 passes every hand on first: the shown hand is now held by seat 1.
+    pos = position(
+        [["R5", "R6"], ["Y3", "B5", "B6", "Y9"], ["R0", "G1", "G2"]],
+        discard=["W+4", "R4"],
+        current=2,
+        revealed={"to": 1, "player": 0, "hand": ["R5", "R6"]},
+    )
+    eng = engine(pos, seven_zero=True)
+    act(eng, "play R0")
+    after = eng.position(0)
+    assert after["hands"][1] == ["R5", "R6"] and after["revealed"]["player"] == 1
+    assert engine(after, seven_zero=True).position(0) == after  # reachable, so it loads
+
+
+def test_positions_refuse_public_history_and_stacks_that_cannot_happen():
+    for pos, rules, message in [
+        (position([["R1", "R2"], ["Y1"]], top="R5", void_draws=[[0, -1, -1, -1], [-1] * 4]), {}, "holds 2 R cards"),
+        (
+            position([["B1"], ["Y1"]], top="R5", void_draws=[[0, -1, -1, -1], [-1] * 4]),
+            {"draw_anytime": True},
+            "all -1",
+        ),
+        (position([["B1"], ["Y1"]], top="W+4", colour="R", pending_draw=4), STACK_FOUR, "at least 6"),
+        (position([["B1"], ["Y1"]], top="R+2", pending_draw=20), STACK_FOUR, "at most 16"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            engine(pos, **rules)
+
+
+def test_a_trick_game_checkpoint_from_before_the_state_tables_resumes():
+    from agents.ppo import PPOConfig, PPOTrainer
+
+    cfg = PPOConfig.from_mapping(
+        {
+            "game": "tricks",
+            "players": 4,
+            "num_games": 8,
+            "num_steps": 4,
+            "total_steps": 64,
+            "hidden": [8],
+            "eval_every": 0,
+            "opponents": ["random"],
+            "eval_opponents": ["random"],
+            "imitation_steps": 0,
+        }
+    )
+    state = PPOTrainer(cfg).state_dict()
+    old = {"numbers_cards": "numbers.cards", "numbers_start": "numbers.start", "numbers_count": "numbers.count"}
+    state["trainer"]["engine"] = {old.get(k, k): v for k, v in state["trainer"]["engine"].items()}
+    PPOTrainer(cfg).load_state_dict(state)  # old names are read as the new ones
+    state["trainer"]["engine"]["bogus"] = state["trainer"]["engine"].pop("leader")
+    with pytest.raises(ValueError, match="does not fit this engine"):
+        PPOTrainer(cfg).load_state_dict(state)

@@ -255,6 +255,10 @@ def swap_hands(s, g: int, a: int, b: int) -> None:
         seen = s.void_draws[g, a, c]
         s.void_draws[g, a, c] = s.void_draws[g, b, c]
         s.void_draws[g, b, c] = seen
+    if s.revealed_from[g] == a:  # so does a hand a challenge showed (it is now held at the other seat)
+        s.revealed_from[g] = b
+    elif s.revealed_from[g] == b:
+        s.revealed_from[g] = a
 
 
 @njit(cache=True, _nrt=False)

@@ -147,7 +147,7 @@ def _cards(value: Any, what: str) -> list[int]:
 
 
 def _check_revealed(
-    revealed: Any, P: int, hand_counts: np.ndarray, pile_counts: np.ndarray
+    revealed: Any, P: int, hand_counts: np.ndarray, pile_counts: np.ndarray, hands_move: bool = False
 ) -> tuple[np.ndarray, int, int]:
     """The hand a challenge showed: ``(cards, to, player)``, refused when no challenge can have shown it."""
     if not isinstance(revealed, dict) or set(revealed) != {"to", "player", "hand"}:
@@ -156,7 +156,7 @@ def _check_revealed(
         )
     to = read_seat(revealed["to"], P, "revealed.to")
     player = read_seat(revealed["player"], P, "revealed.player")
-    if (player - to) % P not in (1, P - 1):
+    if not hands_move and (player - to) % P not in (1, P - 1):  # seven_zero moves the shown hand on
         raise ValueError(
             f"revealed.player must sit next to revealed.to ({to}): a challenge shows the hand of the player "
             f"who played the Wild Draw Four, the seat before the challenger; got {player}"
@@ -252,6 +252,12 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
             "pending_draw > 0 needs the stacking rule, phase 'play' or 'uno' and a Draw Two on top "
             "(or a Wild Draw Four with stack_wild_draw_four)"
         )
+    if pending and TYPE_KIND[top] == KIND_DRAW_TWO and pending > 2 * int(TYPE_COPIES[TYPE_KIND == KIND_DRAW_TWO].sum()):
+        raise ValueError(f"pending_draw {pending} on a Draw Two: only Draw Twos lie under one, at most 16")
+    if pending and top == WILD_DRAW_FOUR and phase_name == "play" and pending < 6:
+        raise ValueError(
+            f"pending_draw {pending} on a stacked Wild Draw Four: it counts its own 4 and what it answered (at least 6)"
+        )
     if phase_name == "swap" and (not rules.seven_zero or TYPE_KIND[top] != SWAP_KIND):
         raise ValueError("phase 'swap' (whom to swap hands with) needs the seven_zero rule and a 7 on top")
 
@@ -326,12 +332,21 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
         held = int(hand_counts[p].sum())
         row = read_list(row, f"void_draws[{p}]", 4, f"integers, one per colour R Y G B (-1..{held}, its hand size)")
         void_draws[p] = [read_int(x, f"void_draws[{p}][{c}]", -1, held) for c, x in enumerate(row)]
+        of_colour = [int(hand_counts[p][TYPE_COLOUR == c].sum()) for c in range(4)]
+        for c in range(4):
+            if 0 <= void_draws[p, c] < of_colour[c]:
+                raise ValueError(
+                    f"void_draws[{p}][{c}] is {void_draws[p, c]}, but hands[{p}] holds {of_colour[c]} "
+                    f"{COLOURS[c]} cards: a seat seen without a colour holds at most the unseen cards it took since"
+                )
+    if rules.draw_anytime and (void_draws >= 0).any():
+        raise ValueError("void_draws must be all -1 under draw_anytime (drawing then tells nothing)")
     if pos.get("rng") is not None:
         check_rng_state(pos["rng"])
 
     revealed = pos.get("revealed")
     if revealed is not None:
-        shown, revealed_to, revealed_from = _check_revealed(revealed, P, hand_counts, pile_counts)
+        shown, revealed_to, revealed_from = _check_revealed(revealed, P, hand_counts, pile_counts, rules.seven_zero)
         eng.revealed_hand[j] = shown
         eng.revealed_to[j] = revealed_to
         eng.revealed_from[j] = revealed_from

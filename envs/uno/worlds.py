@@ -6,8 +6,10 @@ other hands or the order of the draw pile. :func:`sample_worlds` turns a batch o
 observations into an engine of ``worlds`` complete games per observation: the *unseen*
 cards (the deck less the own hand, the discard pile and a revealed hand) are shuffled and
 dealt to the other players in their hand sizes, the rest form the draw pile in random
-order. Everything the observation fixes is copied; nothing else is read, so two games
-that look the same to the player give the same worlds for the same random generator.
+order; a player seen without a colour (the public history, ``void_draws``) gets no more
+cards of it than the unseen cards it took since (excess ones are swapped with the pile's).
+Everything the observation fixes is copied; nothing else is read, so two games that look
+the same to the player give the same worlds for the same random generator.
 
 Seats of a world: the observer sits at seat 0 and relative slot ``k`` of its observation
 (``k`` players on in the direction of play) at seat ``direction * k mod n``. The discard
@@ -23,7 +25,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
-from envs.cards import DECK, DECK_SIZE, NUM_CARD_TYPES
+from envs.cards import DECK, DECK_SIZE, NUM_CARD_TYPES, NUM_COLOURS
 from envs.uno import kernel
 from envs.uno.engine import UnoEngine
 from envs.uno.observation import CHALLENGE, UNO, decode
@@ -64,6 +66,56 @@ def _guilt(hands: np.ndarray, bluffer: np.ndarray, colour: np.ndarray, out: np.n
     for g in range(hands.shape[0]):
         if colour[g] >= 0:
             out[g] = kernel.holds_colour(hands[g, bluffer[g]], colour[g])
+
+
+@njit(cache=True)
+def _respect_voids(hands, draw_pile, pile_size, limit, pinned_seat) -> None:
+    """Public history in the worlds: a seat seen without colour ``c`` holds at most
+    ``limit[g, p, c]`` cards of it (``void_draws``, -1: no limit). Excess cards are swapped
+    for the first cards of the (shuffled) draw pile the seat may hold; where the pile has
+    none, the hand is left as dealt. Seat 0 (the observer) and a revealed hand are known."""
+    for g in range(hands.shape[0]):
+        for p in range(1, hands.shape[1]):
+            if p == pinned_seat[g]:
+                continue
+            for c in range(NUM_COLOURS):
+                if limit[g, p, c] < 0:
+                    continue
+                while True:
+                    held, excess = 0, -1
+                    for t in range(NUM_CARD_TYPES):
+                        if hands[g, p, t] > 0 and kernel._COLOUR_OF[t] == c:
+                            held += hands[g, p, t]
+                            excess = t
+                    if held <= limit[g, p, c]:
+                        break
+                    j = _allowed_pile_card(hands[g, p], draw_pile[g], pile_size[g], limit[g, p], c)
+                    if j < 0:
+                        break
+                    hands[g, p, excess] -= 1
+                    hands[g, p, draw_pile[g, j]] += 1
+                    draw_pile[g, j] = excess
+
+
+@njit(cache=True)
+def _allowed_pile_card(hand, pile, size, limit, not_colour) -> int:
+    """The first pile card a hand may take in place of one of ``not_colour``: a wild, or a
+    colour under its limit (or with none); -1 if there is none."""
+    for j in range(size):
+        colour = kernel._COLOUR_OF[pile[j]]
+        if colour < 0:
+            return j
+        if colour == not_colour:
+            continue
+        if limit[colour] < 0:
+            return j
+        held = 0
+        for t in range(NUM_CARD_TYPES):
+            if kernel._COLOUR_OF[t] == colour:
+                held += hand[t]
+        if held < limit[colour]:
+            return j
+    return -1
 
 
 def world_rules(rules: UnoRules) -> UnoRules:
@@ -152,6 +204,13 @@ def sample_worlds(
     discard[d_rows, np.arange(d_cards.size) - d_starts[d_rows]] = d_cards
     discard[np.arange(B), lengths] = top
 
+    # Public history per seat: -1 where no colour was seen missing (decode gives 0 and 0 there).
+    void = np.where(view["void_colours"] > 0, view["void_draws"], -1)  # [B, slot, colour]
+    void_w = np.repeat(
+        np.take_along_axis(void[:, :n], np.argsort(seat_of_slot, axis=1)[:, :, None], axis=1), worlds, axis=0
+    )
+    _respect_voids(hands, draw_pile, pile_w, void_w, np.repeat(revealed_seat, worlds))
+
     eng = UnoEngine(N, n, world_rules(rules), seed=0, auto_reset=False)
     state = {k: np.zeros_like(v) for k, v in _state_template(eng).items()}
     rep = lambda a: np.repeat(a, worlds, axis=0)  # noqa: E731
@@ -177,10 +236,7 @@ def sample_worlds(
     state["revealed_to"][:] = rep(np.where(has_reveal, 0, -1))
     state["revealed_from"][:] = rep(revealed_seat)
     state["hand_winner"][:] = -1
-    # Public history per seat: -1 where no colour was seen missing (decode gives 0 and 0 there).
-    void = np.where(view["void_colours"] > 0, view["void_draws"], -1)  # [B, slot, colour]
-    order = np.argsort(seat_of_slot, axis=1)[:, :, None]
-    state["void_draws"][:] = rep(np.take_along_axis(void[:, :n], order, axis=1))
+    state["void_draws"][:] = void_w
     state["game_seeds"][:] = rng.integers(0, 2**63, size=N, dtype=np.int64).astype(np.uint64)
     # The Wild Draw Four's player: the seat before the observer in phase challenge, the
     # observer itself in phase uno (its own second-to-last card, the answer comes next).
