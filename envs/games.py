@@ -31,6 +31,7 @@ class Game:
     search_policy: str  # "module:attribute" of its search policy class (``{name: search}``)
     shipped_agents: dict[int, str]  # table size -> models/ file of the agent shipped for it
     default_agent: str  # the models/ file for any other table size
+    tally: str  # "module:attribute" of what tournaments count for it beyond wins (the tournament layer)
 
     @property
     def engine(self) -> ModuleType:
@@ -74,6 +75,7 @@ GAMES: dict[str, Game] = {
             search_policy="agents.search:UnoSearchPolicy",
             shipped_agents={2: "uno_2p_ppo.pt", 4: "uno_4p_ppo.pt"},
             default_agent="uno_4p_ppo.pt",
+            tally="tournament.tallies:UNO_TALLY",
         ),
         Game(
             name="tricks",
@@ -88,6 +90,7 @@ GAMES: dict[str, Game] = {
             search_policy="agents.tricks_search:TricksSearchPolicy",
             shipped_agents={4: "tricks_ppo.pt"},
             default_agent="tricks_ppo.pt",
+            tally="tournament.tallies:TRICKS_TALLY",
         ),
     )
 }

@@ -32,6 +32,7 @@ from tournament.report import json_ready, save_figure, write_atomic
 from tournament.runner import run_tournament
 from tournament.schedule import build_schedule
 from tournament.stats import Z95, seat_scores, wilson
+from tournament.tallies import tally_of
 
 
 @dataclasses.dataclass
@@ -56,8 +57,8 @@ class BluffStudyConfig:
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> BluffStudyConfig:
         config = dataclass_from_mapping(cls, data, "bluff study key(s)")
-        if config.study != "bluff" or config.game != "uno":
-            raise ValueError("the bluff study is 'study: bluff' on 'game: uno'")
+        if config.study != "bluff" or "wd4_bluffs" not in tally_of(config.game).events:
+            raise ValueError("the bluff study is 'study: bluff' on a game with Wild Draw Four bluffs ('game: uno')")
         if 0.0 not in [float(p) for p in config.bluff]:
             raise ValueError("bluff must include 0 (honest play): gains are measured against it")
         for cell in config.cells():

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from envs.atomic import json_ready, save_figure, write_atomically
 from envs.games import game as game_info
+from tournament.tallies import tally_of
 
 
 def leaderboard(summary: dict[str, Any]) -> Table:
@@ -27,14 +28,8 @@ def leaderboard(summary: dict[str, Any]) -> Table:
         title=f"{game}: {what}, {summary['games']:,} games ({summary['deals']:,} duplicate deals "
         f"x {summary['seatings']} seatings), fair share {1 / sides:.3f}"
     )
-    columns = ["#", "entrant", "games", "win rate", "95% CI"]
-    if game == "uno":
-        columns.append("points/hand")
-        if "mean_final_score" in rows[0]:
-            columns += ["final score", "missing to target"]
-        columns += ["W+4 bluffs", "challenges won"]
-    else:
-        columns += ["team points", "draws"]
+    tally = tally_of(game)
+    columns = ["#", "entrant", "games", "win rate", "95% CI", *tally.columns(rows)]
     if ratings:
         columns.append("OpenSkill mu ± sigma")
     for c in columns:
@@ -47,14 +42,7 @@ def leaderboard(summary: dict[str, Any]) -> Table:
             f"{row['win_rate']:.3f}",
             f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]",
         ]
-        if game == "uno":
-            cells.append(f"{row['points_per_hand']:.1f}")
-            if "mean_final_score" in row:
-                cells += [f"{row['mean_final_score']:.0f}", f"{row['mean_points_missing']:.0f}"]
-            cells.append(f"{row['wd4_bluffs']:,}/{row['wd4_played']:,}")
-            cells.append(f"{row['challenges_won']:,}/{row['challenges']:,}")
-        else:
-            cells += [f"{row['team_points']:.1f}", f"{row['draws']:,.0f}"]
+        cells += tally.cells(row)
         if ratings:
             r = ratings.get(row["entrant"])
             cells.append(f"{r['mu']:.2f} ± {r['sigma']:.2f}" if r else "-")

@@ -26,9 +26,7 @@ from envs import rng
 from envs.games import game_module
 from tournament.config import TournamentConfig
 from tournament.schedule import Schedule, Shard, plan_shards
-
-#: Per-seat counters kept for every classic UNO game (Wild Draw Four bluffs and challenges).
-UNO_EVENTS = ("wd4_played", "wd4_bluffs", "challenges", "challenges_won")
+from tournament.tallies import tally_of
 
 
 @dataclasses.dataclass
@@ -38,7 +36,7 @@ class Results:
     winners: np.ndarray  # bool [N, P]: won (ties share; partners both)
     scores: np.ndarray  # int [N, P]: final points (match scores, the winner's hand, team points)
     hand_points: np.ndarray  # int [N, P]: points scored over the game's hands
-    hands: np.ndarray  # int [N]: hands played (classic UNO; 1 for the trick game)
+    hands: np.ndarray  # int [N]: hands played (1 in a game without hands: the tally says)
     decisions: np.ndarray  # int [N]
     events: dict[str, np.ndarray]  # int [N, P] per event name
     played: np.ndarray  # bool [N]
@@ -94,7 +92,8 @@ def play_shard(
     """Play a shard's games; their results, row ``k`` for game ``shard.items[k]``."""
     policies = make_policies(config, schedule, shard.index, maker)
     items = shard.items
-    results = Results.empty(items.size, config.players, UNO_EVENTS if config.game == "uno" else ())
+    tally = tally_of(config.game)
+    results = Results.empty(items.size, config.players, tally.events)
     B = min(config.batch, items.size)
     eng = make_engine(config, B)
     P = eng.num_players
@@ -132,12 +131,12 @@ def play_shard(
                 rows = (acting == k).nonzero()[0]
                 actions[rows] = policies[k](obs[rows], mask[rows])
         if events:
-            _count_uno_events(eng, actions, events)
+            tally.count(eng, actions, events)
         finished_items[:] = slot_item
         was_idle = idle.copy()
         obs, mask, _, done = eng.step(actions)
         decisions += 1
-        if config.game == "uno":
+        if tally.hands:
             hand_points += eng.hand_points
             hands += eng.hand_ended
         over = (done & ~was_idle).nonzero()[0]
@@ -146,7 +145,7 @@ def play_shard(
             results.winners[item] = eng.game_winners[over]
             results.scores[item] = eng.final_scores[over]
             results.hand_points[item] = hand_points[over]
-            results.hands[item] = hands[over] if config.game == "uno" else 1
+            results.hands[item] = hands[over] if tally.hands else 1
             results.decisions[item] = decisions[over]
             results.played[item] = True
             for name, counts in events.items():
@@ -182,26 +181,6 @@ def play_shard(
     return results
 
 
-def _count_uno_events(eng: Any, actions: np.ndarray, events: dict[str, np.ndarray]) -> None:
-    """Referee's tally, before the step: Wild Draw Fours played (bluffs among them) and challenges."""
-    from envs.uno.actions import CHALLENGE, PLAY_WILD_DRAW_FOUR
-
-    wd4 = ((actions >= PLAY_WILD_DRAW_FOUR) & (actions < PLAY_WILD_DRAW_FOUR + 4)).nonzero()[0]
-    if wd4.size:
-        seat = eng.current[wd4]
-        colour = eng.colour[wd4]
-        held = eng.hands[wd4, seat].reshape(wd4.size, -1)[:, :52].reshape(wd4.size, 4, 13)
-        bluff = held[np.arange(wd4.size), colour].sum(axis=1) > 0
-        np.add.at(events["wd4_played"], (wd4, seat), 1)
-        np.add.at(events["wd4_bluffs"], (wd4[bluff], seat[bluff]), 1)
-    ch = (actions == CHALLENGE).nonzero()[0]
-    if ch.size:
-        seat = eng.current[ch]
-        np.add.at(events["challenges"], (ch, seat), 1)
-        won = eng.challenge_guilty[ch]
-        np.add.at(events["challenges_won"], (ch[won], seat[won]), 1)
-
-
 def run_tournament(
     config: TournamentConfig,
     schedule: Schedule,
@@ -215,8 +194,7 @@ def run_tournament(
 
 def merge_shards(config: TournamentConfig, schedule: Schedule, shards: list[Shard], parts: list[Results]) -> Results:
     """The shards' results as one (every game of the schedule exactly once, or a ``ValueError``)."""
-    events = UNO_EVENTS if config.game == "uno" else ()
-    results = Results.empty(schedule.num_games, config.players, events)
+    results = Results.empty(schedule.num_games, config.players, tally_of(config.game).events)
     seen = np.zeros(schedule.num_games, np.int64)
     for shard, part in zip(shards, parts, strict=True):
         results.put(shard.items, part)

@@ -22,6 +22,7 @@ from envs.games import game as game_info
 from tournament.config import TournamentConfig
 from tournament.runner import Results
 from tournament.schedule import Schedule
+from tournament.tallies import tally_of
 
 Z95 = NormalDist().inv_cdf(0.975)  # 1.95996...; scipy is imported where a test needs it (its import costs ~1 s)
 
@@ -54,6 +55,7 @@ def summarise(config: TournamentConfig, schedule: Schedule, results: Results) ->
     per_side = 2 if game_info(config.game).teams else 1  # partners share one team result
     rows = []
     rules = config.rules_object()
+    tally = tally_of(config.game)
     for e, ent in enumerate(schedule.entrants):
         at = entrant == e
         appearances = int(at.sum()) // per_side
@@ -70,21 +72,7 @@ def summarise(config: TournamentConfig, schedule: Schedule, results: Results) ->
             "ci_high": high,
             "fair_share": 1 / config.sides,
         }
-        if config.game == "uno":
-            hands = np.broadcast_to(results.hands[played][:, None], at.shape)[at].sum()
-            row["points_per_hand"] = float(results.hand_points[played][at].sum() / max(hands, 1))
-            if rules.match:
-                final = results.scores[played][at]
-                row["mean_final_score"] = float(final.mean())
-                row["mean_points_missing"] = float(np.maximum(rules.target_score - final, 0).mean())
-                row["hands_per_match"] = float(results.hands[played].mean())
-            for name, counts in results.events.items():
-                row[name] = int(counts[played][at].sum())
-            row["bluff_rate"] = row["wd4_bluffs"] / row["wd4_played"] if row["wd4_played"] else float("nan")
-            row["challenge_success"] = row["challenges_won"] / row["challenges"] if row["challenges"] else float("nan")
-        else:
-            row["team_points"] = float(results.scores[played][at].mean())
-            row["draws"] = float((results.winners[played].sum(axis=1) == 0)[at.any(axis=1)].sum())
+        tally.row(row, results, played, at, rules)
         rows.append(row)
     summary: dict[str, Any] = {
         "game": config.game,

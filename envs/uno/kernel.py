@@ -270,6 +270,15 @@ def pass_hands_on(s, g: int, num_players: int) -> None:
         swap_hands(s, g, p, seat_after(p, i, s.direction[g], num_players))
 
 
+@njit(cache=True, _nrt=False)
+def bluffs(hands, colour, pending_draw, games, seats, out) -> None:
+    """``out[k]``: playing a Wild Draw Four now in game ``games[k]`` by ``seats[k]`` is a bluff
+    (:func:`holds_colour`; a stacked one, on a pending draw, never is). For a referee's tally."""
+    for k in range(games.size):
+        g = games[k]
+        out[k] = pending_draw[g] == 0 and holds_colour(hands[g, seats[k]], colour[g])
+
+
 # ---------------------------------------------------------------------- drawing
 @njit(cache=True, _nrt=False)
 def take_from_pile(hands, hand_size, draw_pile, draw_top, g: int, player: int, count: int) -> int:
