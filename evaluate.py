@@ -112,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             study = merge(data, parse_overrides(args.overrides))
             if study.get("study") == "exploitability":
                 from tournament.exploitability import run_study
+            elif study.get("study") == "ablation":
+                from tournament.ablation import run_study
             else:
                 from tournament.bluff_study import run_study
 

@@ -315,6 +315,9 @@ def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, par
             evaluate(cfg.last_eval_games)  # resumed after the last update: the final evaluation again
     writer.close()
     minutes = (time.perf_counter() - start) / 60
+    from agents.run_record import write_run_record
+
+    write_run_record(cfg, run_dir, trainer, agent, (record.elapsed() / 60) if record is not None else minutes)
     console.print(
         f"done in {minutes:.1f} min: {trainer.global_step:,} decisions; agent {agent}, checkpoint {checkpoint}"
     )

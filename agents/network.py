@@ -49,14 +49,18 @@ class ActorCritic(nn.Module):
         self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, list(hidden)
 
     @classmethod
-    def for_game(cls, game: str, rules: dict, hidden: Sequence[int]) -> ActorCritic:
+    def for_game(cls, game: str, rules: dict, hidden: Sequence[int], drop_obs: Sequence[str] = ()) -> ActorCritic:
         """A new network for this game's observation and actions, inputs scaled by the
-        observation's bounds under these rules."""
+        observation's bounds under these rules. The fields named in ``drop_obs`` are scaled by
+        0: the network never sees them, their first-layer weights get no gradient, and the
+        saved scale keeps them hidden wherever the agent plays (an ablation of a feature)."""
         from envs.games import game_module
 
         module = game_module(game)
         _, high = module.observation_bounds(module.Rules.from_dict(rules))
-        return cls(module.OBS_SIZE, module.NUM_ACTIONS, hidden, high)
+        net = cls(module.OBS_SIZE, module.NUM_ACTIONS, hidden, high)
+        net.obs_scale[dropped_columns(module.OBS_NAMES, drop_obs)] = 0.0
+        return net
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits ``[B, A]`` and values ``[B]``."""
@@ -66,6 +70,21 @@ class ActorCritic(nn.Module):
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.value_head(self.trunk(obs * self.obs_scale)).squeeze(-1)
+
+
+def obs_fields(obs_names: Sequence[str]) -> list[str]:
+    """The observation's field names, in order (``hand`` of ``hand[0]``, ``hand[1]``, ...)."""
+    return list(dict.fromkeys(name.split("[", 1)[0] for name in obs_names))
+
+
+def dropped_columns(obs_names: Sequence[str], drop: Sequence[str]) -> np.ndarray:
+    """Indices of the observation values of the fields in ``drop`` (a name outside the layout
+    is refused with the fields there are)."""
+    fields = obs_fields(obs_names)
+    unknown = [name for name in drop if name not in fields]
+    if unknown:
+        raise ValueError(f"drop_obs: no observation field {', '.join(map(repr, unknown))}; fields: {', '.join(fields)}")
+    return np.array([i for i, name in enumerate(obs_names) if name.split("[", 1)[0] in set(drop)], np.int64)
 
 
 def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

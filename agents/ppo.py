@@ -105,7 +105,7 @@ class PPOTrainer:
         torch.manual_seed(cfg.seed)
         self.device = resolve_device(cfg.device)
         self.rng = np.random.default_rng(cfg.seed)  # the run's one random stream
-        self.net = ActorCritic.for_game(cfg.game, cfg.rules, cfg.hidden).to(self.device)
+        self.net = ActorCritic.for_game(cfg.game, cfg.rules, cfg.hidden, cfg.drop_obs).to(self.device)
         self.optimizer = optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.collector = Collector(cfg, self.net, self.rng, self.device)
         self.update_count = 0

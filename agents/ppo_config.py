@@ -78,6 +78,9 @@ class PPOConfig:
     pool_size: int = 8  # frozen copies kept (the oldest goes)
     # Network
     hidden: list[int] = dataclasses.field(default_factory=lambda: [256, 256])  # layer sizes of both heads' body
+    drop_obs: list[str] = dataclasses.field(
+        default_factory=list
+    )  # observation fields the network never sees (ablations)
     # PPO
     learning_rate: float = 2.5e-4  # Adam's step size
     anneal_lr: bool = True  # linearly to 0 over total_steps
@@ -114,7 +117,18 @@ class PPOConfig:
     export: str = ""  # where to write the final agent (weights only); default: <run>/agent.pt
 
     # Keys whose change makes a checkpoint's state meaningless (refused on resume).
-    STATE_KEYS = ("game", "players", "rules", "num_games", "num_steps", "hidden", "target", "opponents", "pool_size")
+    STATE_KEYS = (
+        "game",
+        "players",
+        "rules",
+        "num_games",
+        "num_steps",
+        "hidden",
+        "drop_obs",
+        "target",
+        "opponents",
+        "pool_size",
+    )
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> PPOConfig:
@@ -185,6 +199,11 @@ class PPOConfig:
                 f"hidden must be a list of 1 to 16 layer sizes from 1 to 65,536 (e.g. [256, 256]), "
                 f"got {shown_value(self.hidden)}"
             )
+        if not isinstance(self.drop_obs, list) or not all(isinstance(name, str) for name in self.drop_obs):
+            raise ValueError(f"drop_obs must be a list of observation field names, got {shown_value(self.drop_obs)}")
+        from agents.network import dropped_columns
+
+        dropped_columns(game_module(self.game).OBS_NAMES, self.drop_obs)  # names outside the layout: refused
         if self.target is not None:
             self._check_target()
         for spec in [*self.opponents, *self.eval_opponents, self.imitation_teacher]:

@@ -1,0 +1,123 @@
+"""Training ablations (issue 16): a field hidden from the network, the record a finished run
+leaves, and the ablation study end to end (train, reuse the finished run, take from the data)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from rich.console import Console
+
+from agents.network import ActorCritic, dropped_columns
+from agents.ppo import PPOConfig
+from envs import uno
+from tournament.ablation import AblationConfig, run_study
+
+TINY = [
+    "num_games=64",
+    "num_steps=8",
+    "total_steps=1024",
+    "hidden=[16]",
+    "imitation_steps=0",
+    "eval_every=0",
+    "torch_threads=1",
+    "device=cpu",
+    "checkpoint_every=0",
+]
+
+
+def test_a_dropped_field_never_reaches_the_network():
+    net = ActorCritic.for_game("uno", {}, [16], ["void_colours", "void_draws"])
+    cols = dropped_columns(uno.OBS_NAMES, ["void_colours", "void_draws"])
+    assert cols.size == 80 and all(uno.OBS_NAMES[i].startswith("void_") for i in cols)
+    rng = np.random.default_rng(0)
+    obs = torch.as_tensor(rng.random((5, uno.OBS_SIZE)), dtype=torch.float32)
+    other = obs.clone()
+    other[:, cols] = torch.as_tensor(rng.random((5, cols.size)), dtype=torch.float32)
+    mask = torch.ones(5, uno.NUM_ACTIONS, dtype=torch.bool)
+    (a, va), (b, vb) = net(obs, mask), net(other, mask)
+    assert torch.equal(a, b) and torch.equal(va, vb)
+    seen = ActorCritic.for_game("uno", {}, [16])  # without drop_obs the same change is seen
+    assert not torch.equal(seen(obs, mask)[0], seen(other, mask)[0])
+
+
+def test_a_field_outside_the_layout_is_refused_with_the_fields_there_are():
+    with pytest.raises(ValueError, match=r"drop_obs: no observation field 'voids'; fields: hand, top_card"):
+        PPOConfig.from_mapping({"drop_obs": ["voids"]}).check()
+    with pytest.raises(ValueError, match="drop_obs must be a list"):
+        PPOConfig.from_mapping({"drop_obs": "void_draws"}).check()
+
+
+def _config(tmp_path: Path, **kw) -> dict:
+    return {
+        "study": "ablation",
+        "overrides": TINY,
+        "runs": str(tmp_path / "runs"),
+        "games": 200,
+        "rows": [
+            {"name": "base", "config": "configs/uno_2p_ppo.yaml", "baseline": True, "label": "base"},
+            {"name": "hidden", "config": "configs/uno_2p_ppo.yaml", "overrides": ["drop_obs=[void_colours]"]},
+        ],
+        "report": str(tmp_path / "ablations.md"),
+        "data": str(tmp_path / "data"),
+        **kw,
+    }
+
+
+def test_the_study_trains_reuses_finished_runs_and_falls_back_on_its_data(tmp_path):
+    console = Console(width=200, record=True)
+    assert run_study(_config(tmp_path), console) == 0
+    assert "0 finished runs here, 0 from the report's data, 2 to train" in console.export_text()
+    rows = json.loads((tmp_path / "data" / "rows.json").read_text())["rows"]
+    assert [r["name"] for r in rows] == ["base", "hidden"] and all(r["games"] >= 200 for r in rows)
+    assert rows[0]["delta"] is None and rows[1]["delta_low"] < rows[1]["delta"] < rows[1]["delta_high"]
+    assert rows[1]["change"] == "drop_obs=[void_colours]" and rows[1]["obs_values"] == uno.OBS_SIZE
+    record = json.loads((tmp_path / "runs" / "hidden" / "run.json").read_text())
+    assert record["config"]["drop_obs"] == ["void_colours"] and record["decisions"] == 1024
+    text = (tmp_path / "ablations.md").read_text()
+    assert "| base | `` | 0.0M |" in text and "`drop_obs=[void_colours]`" in text
+    assert (tmp_path / "data" / "ablations.png").is_file() and (tmp_path / "data" / "rows.csv").is_file()
+
+    console = Console(width=200, record=True)  # again: the finished runs are measured, not trained
+    assert run_study(_config(tmp_path), console) == 0
+    assert "2 finished runs here, 0 from the report's data, 0 to train" in console.export_text()
+    measured = json.loads((tmp_path / "data" / "rows.json").read_text())["rows"]
+    assert [r["win_rate"] for r in measured] == [r["win_rate"] for r in rows]  # the same agents, the same deals
+
+    shutil.rmtree(tmp_path / "runs")  # a fresh clone: no runs, the report's data committed
+    console = Console(width=200, record=True)
+    assert run_study(_config(tmp_path, train=False), console) == 0
+    assert "0 finished runs here, 2 from the report's data, 0 to train" in console.export_text()
+    again = json.loads((tmp_path / "data" / "rows.json").read_text())["rows"]
+    assert [r["win_rate"] for r in again] == [r["win_rate"] for r in rows]
+    assert "from the data" in (tmp_path / "ablations.md").read_text()
+
+    changed = _config(tmp_path, train=False)  # a row whose config changed is not in the data
+    changed["rows"][1]["overrides"] = ["drop_obs=[void_draws]"]
+    console = Console(width=200, record=True)
+    assert run_study(changed, console) == 0
+    assert "Not every row is here" in (tmp_path / "ablations.md").read_text()
+
+
+def test_the_study_refuses_what_it_cannot_run(tmp_path):
+    with pytest.raises(ValueError, match="every row needs its own name"):
+        AblationConfig.from_mapping({**_config(tmp_path), "rows": [{"name": "a", "config": "x"}] * 2})
+    with pytest.raises(ValueError, match="unknown row key"):
+        AblationConfig.from_mapping({**_config(tmp_path), "rows": [{"name": "a", "config": "x", "seed": 1}]})
+    with pytest.raises(ValueError, match="exploitability study"):
+        bad = _config(
+            tmp_path, overrides=[], rows=[{"name": "br", "config": "configs/best_response/uno_2p_random.yaml"}]
+        )
+        run_study(bad, Console(record=True))
+
+
+def test_the_shipped_ablation_config_plans():
+    from envs.config import read_yaml
+    from tournament.ablation import plan
+
+    rows = plan(AblationConfig.from_mapping(read_yaml("configs/eval/ablations.yaml")))
+    assert sum(r.baseline for r in rows) == 2 and len({r.digest for r in rows}) == len(rows)

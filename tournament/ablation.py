@@ -1,0 +1,381 @@
+"""What helps a learner? Training ablations, one trained agent per row, measured on the same deals.
+
+Each row is a training config (one of ``configs/*_ppo.yaml``) with the study's and the row's
+``key=value`` overrides: the change it tests. The study trains a row with ``train.py`` unless
+its run directory already holds a finished run of the same config (``run.json`` with the same
+``config_sha256``, :mod:`agents.run_record`), so the long trainings can run beforehand, side by
+side. Then every row's agent plays the study's ``opponent`` on the same duplicate deals
+(``games``, ``seed``): the rows differ in the recipe only, and their win rates compare. A row
+with no run on this machine whose config is the one the report's data (``data``/rows.json)
+was made of is taken from that data and marked so (``runs/`` is not committed, the report's
+data is): a fresh clone regenerates the report by training only the rows whose configs changed.
+Rows trained on an older observation layout say so (the ``obs`` column): today's code cannot
+train them again, only keep their measurement.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from envs.core import dataclass_from_mapping
+from envs.games import game as game_info
+from tournament.report import json_ready, save_figure, write_atomic
+from tournament.stats import Z95
+
+ROW_KEYS = ("name", "label", "config", "overrides", "baseline")
+
+
+@dataclasses.dataclass
+class AblationConfig:
+    """The study's rows and outputs (``configs/eval/ablations.yaml``)."""
+
+    study: str = "ablation"
+    # Each row: {name: <run name>, label: <the change, in words>, config: <training config>,
+    # overrides: [key=value, ...], baseline: true (the row the others of its game are compared to)}
+    rows: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    overrides: list[str] = dataclasses.field(default_factory=list)  # for every row, before the row's own
+    runs: str = "runs/ablate"  # every row's log_dir
+    train: bool = True  # false: report the rows that are done, list the others with their command
+    opponent: Any = "heuristic"  # every agent plays this policy spec...
+    games: int = 20000  # ...on this many duplicate deals...
+    seed: int = 7  # ...dealt from this seed (the same deals for every row of a table)
+    report: str = "docs/ablations.md"
+    data: str = "docs/ablations"
+    command: str = "python evaluate.py --config configs/eval/ablations.yaml"
+
+    @classmethod
+    def from_mapping(cls, data: dict[str, Any]) -> AblationConfig:
+        config = dataclass_from_mapping(cls, data, "ablation study key(s)")
+        if config.study != "ablation":
+            raise ValueError("the ablation study is 'study: ablation'")
+        if not config.rows:
+            raise ValueError("rows: list the training runs to compare, e.g. [{name: base, config: configs/...yaml}]")
+        for row in config.rows:
+            if (
+                not isinstance(row, dict)
+                or not isinstance(row.get("config"), str)
+                or not isinstance(row.get("name"), str)
+            ):
+                raise ValueError(
+                    f"a row is a mapping with 'name' (its run) and 'config' (a training config), got {row!r}"
+                )
+            unknown = sorted(set(row) - set(ROW_KEYS))
+            if unknown:
+                raise ValueError(f"unknown row key(s) {', '.join(unknown)}; allowed: {', '.join(ROW_KEYS)}")
+        names = [row["name"] for row in config.rows]
+        if len(set(names)) != len(names):
+            raise ValueError(f"every row needs its own name (it names the run), got {names}")
+        if not 1 <= config.games <= 10_000_000:
+            raise ValueError(f"games must be in [1, 10,000,000], got {config.games}")
+        return config
+
+    def row_args(self, row: dict[str, Any]) -> list[str]:
+        """``train.py`` arguments of a row: its config, the study's overrides, the row's, its run."""
+        extra = [*self.overrides, *row.get("overrides", []), f"run_name={row['name']}", f"log_dir={self.runs}"]
+        return ["--config", row["config"], *extra]
+
+
+@dataclasses.dataclass
+class Row:
+    name: str
+    label: str
+    change: str  # the row's own overrides
+    baseline: bool
+    args: list[str]
+    cfg: Any
+    run_dir: Path
+    digest: str
+    finished: dict[str, Any] | None  # the run's run.json (same config)
+    reported: dict[str, Any] | None  # else the report data's row of the same config
+
+
+def plan(config: AblationConfig) -> list[Row]:
+    """Every row's training config, checked before anything trains, with what is already done."""
+    from agents.best_response import config_digest
+    from agents.run_record import read_run_record
+    from train import load_training_config
+
+    reported = reported_rows(Path(config.data))
+    rows = []
+    for row in config.rows:
+        args = config.row_args(row)
+        try:
+            cfg = load_training_config(Path(row["config"]), args[2:])
+        except (ValueError, ImportError, OSError) as err:
+            raise ValueError(f"row {row['name']}: {err}") from None
+        if cfg.target is not None:
+            raise ValueError(f"row {row['name']}: a best-response config (target:) belongs in the exploitability study")
+        run_dir = Path(cfg.log_dir) / cfg.run_name
+        digest = config_digest(cfg)
+        done = read_run_record(run_dir)
+        finished = done if done and done["config_sha256"] == digest and Path(done["agent"]).is_file() else None
+        earlier = reported.get((row["name"], digest)) if finished is None else None
+        label = str(row.get("label") or row["name"])
+        change = " ".join(row.get("overrides", []))
+        rows.append(
+            Row(row["name"], label, change, bool(row.get("baseline")), args, cfg, run_dir, digest, finished, earlier)
+        )
+    return rows
+
+
+def reported_rows(folder: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """The rows of an earlier report's data by (name, config digest); nothing without readable data."""
+    try:
+        rows = json.loads((folder / "rows.json").read_text())["rows"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {
+        (r["name"], r["config_sha256"]): r
+        for r in (rows if isinstance(rows, list) else [])
+        if isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("config_sha256"), str)
+    }
+
+
+def measure(config: AblationConfig, row: Row, agent: str, console: Console) -> dict[str, Any]:
+    """The row's agent against the study's opponent on the study's deals."""
+    import torch
+
+    from agents.registry import spec_label
+    from train import evaluate_policy
+
+    saved = torch.load(agent, map_location="cpu", weights_only=False)
+    cfg = dataclasses.replace(row.cfg, eval_opponents=[config.opponent])
+    console.print(f"  {row.label}: against {spec_label(config.opponent)}, {config.games:,} games")
+    result = evaluate_policy(cfg, {"name": "agent", "checkpoint": agent}, seed=config.seed, games=config.games)[0]
+    return {
+        **{k: result[k] for k in ("games", "win_rate", "ci_low", "ci_high")},
+        "obs_values": int(saved["obs_dim"]),
+        "agent_sha256": saved.get("sha256", ""),
+    }
+
+
+def run_study(data: dict[str, Any], console: Console) -> int:
+    """Train, reuse or take from the data every row; measure; write the report, JSON, CSV, plot."""
+    from train import main as train_main
+
+    config = AblationConfig.from_mapping(data)
+    rows = plan(config)
+    todo = [r for r in rows if r.finished is None and r.reported is None]
+    console.print(
+        f"ablation study: {len(rows)} rows, {sum(r.finished is not None for r in rows)} finished runs here, "
+        f"{sum(r.reported is not None for r in rows)} from the report's data, {len(todo)} to train"
+    )
+    results, missing = [], []
+    for i, row in enumerate(rows, 1):
+        console.print(f"[bold]row {i}/{len(rows)}[/]: {row.name} ({row.label}), run {row.run_dir}")
+        common = {"name": row.name, "label": row.label, "baseline": row.baseline, "config_sha256": row.digest}
+        common |= {"game": row.cfg.game, "players": row.cfg.players, "change": row.change}
+        if row.finished is None and row.reported is not None:
+            earlier = row.reported
+            if (earlier.get("opponent"), earlier.get("games"), earlier.get("seed")) == (
+                _spec(config.opponent),
+                config.games,
+                config.seed,
+            ):
+                results.append({**earlier, **common, "reused": "report"})
+                console.print(f"  taken from {Path(config.data) / 'rows.json'} (same config, {earlier['finished']})")
+                continue
+        if row.finished is None:
+            if not config.train or row.reported is not None:
+                console.print("  no finished run here and not trained (train: false): left out")
+                missing.append(row)
+                continue
+            console.print(f"[bold]training[/] {row.name}: python train.py {' '.join(row.args)} --overwrite")
+            code = train_main([*row.args, "--overwrite"])
+            from agents.run_record import read_run_record
+
+            row.finished = read_run_record(row.run_dir)
+            if code != 0 or row.finished is None or row.finished["config_sha256"] != row.digest:
+                raise RuntimeError(f"training {row.name} did not finish (exit code {code})")
+        done = row.finished
+        results.append(
+            {
+                **common,
+                **measure(config, row, done["agent"], console),
+                "decisions": done["decisions"],
+                "minutes": done["minutes"],
+                "finished": done["finished"],
+                "opponent": _spec(config.opponent),
+                "seed": config.seed,
+                "reused": "run",
+            }
+        )
+    if not results:
+        raise ValueError("no row has a finished run to report: train the rows first (train: true)")
+    compare(results)
+    folder = Path(config.data)
+    console.print(study_table(results))
+    plot = plot_rows(results, folder / "ablations.png", config)
+    write_atomic(
+        folder / "rows.json",
+        json.dumps(json_ready({"study": dataclasses.asdict(config), "rows": results}), indent=2, allow_nan=False)
+        + "\n",
+    )
+    write_atomic(folder / "rows.csv", rows_csv(results))
+    report = Path(config.report)
+    write_atomic(report, markdown(config, results, plot, report, missing))
+    console.print(f"wrote {report}, {folder / 'rows.json'}, {folder / 'rows.csv'}, {plot}")
+    return 0
+
+
+def compare(results: list[dict[str, Any]]) -> None:
+    """Each row's difference to its table's baseline, with a 95% interval (the two win rates'
+    standard errors combined: the same deals make it conservative)."""
+    for r in results:
+        base = next(
+            (b for b in results if b["baseline"] and (b["game"], b["players"]) == (r["game"], r["players"])), None
+        )
+        if base is None or base is r:
+            r["delta"] = r["delta_low"] = r["delta_high"] = None
+            continue
+        se = math.hypot(*(math.sqrt(x["win_rate"] * (1 - x["win_rate"]) / x["games"]) for x in (r, base)))
+        d = r["win_rate"] - base["win_rate"]
+        r["delta"], r["delta_low"], r["delta_high"] = d, d - Z95 * se, d + Z95 * se
+
+
+def _spec(spec: Any) -> str:
+    from agents.registry import spec_label
+
+    return spec_label(spec)
+
+
+def _table(r: dict[str, Any]) -> str:
+    return game_info(r["game"]).describe_table(r["players"])
+
+
+def _delta(r: dict[str, Any]) -> str:
+    if r["delta"] is None:
+        return "baseline" if r["baseline"] else ""
+    return f"{100 * r['delta']:+.1f} [{100 * r['delta_low']:+.1f}, {100 * r['delta_high']:+.1f}]"
+
+
+def study_table(results: list[dict[str, Any]]) -> Table:
+    table = Table(title="training ablations: win rate against the opponent on the same deals")
+    for col in ("table", "row", "change", "decisions", "obs", "win rate [95% CI]", "vs baseline, points"):
+        table.add_column(col)
+    for r in results:
+        table.add_row(
+            _table(r),
+            r["label"],
+            r["change"] or "(the config as it is)",
+            f"{r['decisions'] / 1e6:.1f}M",
+            str(r["obs_values"]),
+            f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]",
+            _delta(r),
+        )
+    return table
+
+
+def rows_csv(results: list[dict[str, Any]]) -> str:
+    keys = [
+        "name",
+        "label",
+        "game",
+        "players",
+        "change",
+        "decisions",
+        "obs_values",
+        "games",
+        "win_rate",
+        "ci_low",
+        "ci_high",
+    ]
+    keys += ["delta", "delta_low", "delta_high", "minutes", "reused", "config_sha256"]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, keys, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(results)
+    return out.getvalue()
+
+
+def plot_rows(results: list[dict[str, Any]], path: Path, config: AblationConfig) -> Path:
+    """One panel per table: each row's win rate with its 95% interval, the baseline's dashed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tables = list(dict.fromkeys((r["game"], r["players"]) for r in results))
+    heights = [sum((r["game"], r["players"]) == t for r in results) for t in tables]
+    fig, axes = plt.subplots(len(tables), 1, figsize=(8, 1.2 + 0.45 * sum(heights) + 0.8 * len(tables)), squeeze=False)
+    for ax, (game, players) in zip(axes[:, 0], tables, strict=True):
+        rows = [r for r in results if (r["game"], r["players"]) == (game, players)]
+        y = list(range(len(rows)))[::-1]
+        for yi, r in zip(y, rows, strict=True):
+            ax.errorbar(
+                r["win_rate"],
+                yi,
+                xerr=[[r["win_rate"] - r["ci_low"]], [r["ci_high"] - r["win_rate"]]],
+                fmt="o",
+                color="C1" if r["baseline"] else "C0",
+                capsize=3,
+            )
+            if r["baseline"]:
+                ax.axvline(r["win_rate"], color="grey", linestyle="--", linewidth=1)
+        ax.set_yticks(y, [f"{r['label']} ({r['decisions'] / 1e6:.0f}M)" for r in rows], fontsize=8)
+        ax.set_title(f"{game_info(game).describe_table(players)}: against {_spec(config.opponent)}", fontsize=9)
+        ax.set_xlabel(f"win rate, {config.games:,} duplicate deals (95% CI)")
+    fig.tight_layout()
+    return save_figure(fig, path)
+
+
+def markdown(
+    config: AblationConfig, results: list[dict[str, Any]], plot: Path, report: Path, missing: list[Row]
+) -> str:
+    import os
+
+    link = os.path.relpath(plot, report.parent)
+    out = [
+        "# What helps a learner? Training ablations",
+        "",
+        f"Generated by `{config.command}`; every number below comes from that run. Each row is a training "
+        "run (`python train.py --config <config> <change>`, the study's overrides first: "
+        f"`{' '.join(config.overrides) or 'none'}`) whose agent then plays `{_spec(config.opponent)}` on the same "
+        f"{config.games:,} duplicate deals (seed {config.seed}, every seating), so the rows of a table differ in "
+        "the recipe only. A finished run of the same config (`runs/.../run.json`, same `config_sha256`) is "
+        "measured, not trained again; a row with no run on this machine whose config is the one this report's "
+        "data holds is taken from that data ('from the data').",
+        "",
+        "The 'vs baseline' interval combines the two rows' standard errors; the rows share their deals, which "
+        "makes it conservative. 'obs' is the observation size the agent was trained on: 329 values is the layout "
+        "before the public history (`void_colours`, `void_draws`), which today's code cannot train again; "
+        "`drop_obs=[void_colours, void_draws]` trains today's layout with those inputs hidden instead.",
+        "",
+    ]
+    if missing:
+        out += [
+            "**Not every row is here** (no finished run, `train: false`): "
+            + "; ".join(f"{r.name} (`python train.py {' '.join(r.args)}`)" for r in missing),
+            "",
+        ]
+    for table in dict.fromkeys((r["game"], r["players"]) for r in results):
+        rows = [r for r in results if (r["game"], r["players"]) == table]
+        out += [
+            f"## {game_info(table[0]).describe_table(table[1])}",
+            "",
+            "| row | change | decisions | obs | win rate [95% CI] | vs baseline, points [95% CI] | minutes | run |",
+            "|---|---|---:|---:|---|---|---:|---|",
+        ]
+        for r in rows:
+            out.append(
+                f"| {r['label']} | `{r['change']}` | {r['decisions'] / 1e6:.1f}M | {r['obs_values']} | "
+                f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {_delta(r)} | {r['minutes']:.0f} | "
+                f"{'from the data' if r['reused'] == 'report' else 'measured'} |"
+            )
+        out.append("")
+    out += [
+        f"![ablations]({link})",
+        "",
+        f"Data: `{Path(config.data) / 'rows.json'}`, `{Path(config.data) / 'rows.csv'}`.",
+        "",
+    ]
+    return "\n".join(out)
