@@ -11,20 +11,23 @@ from agents.learned import LearnedPolicy, fit_to_layout, load_checkpoint, networ
 from agents.network import ActorCritic
 from envs.uno import ACTION_NAMES, ADDED_ACTIONS, ADDED_OBS_NAMES, OBS_NAMES, UnoEngine, UnoRules
 
+OLD = "tests/data/uno_328_values.pt"  # a small network in the layout before the swap entries
+
 
 def test_a_checkpoint_from_before_the_swap_entries_plays_as_it_did():
-    """The shipped agents were trained on 328 values and 70 actions; fitted, their logits over
-    the old actions and their values are those of the network as it was trained."""
-    old = load_checkpoint("models/uno_4p_ppo.pt", "uno")
+    """Agents trained on 328 values and 70 actions (the layout before the house rules and the
+    public history; the shipped agents until issue 16): fitted, their logits over the old
+    actions and their values are those of the network as it was trained."""
+    old = load_checkpoint(OLD, "uno")
     assert (old["obs_dim"], old["num_actions"]) == (len(OBS_NAMES) - len(ADDED_OBS_NAMES), 70)
     trained = ActorCritic(old["obs_dim"], old["num_actions"], old["hidden"])
     trained.load_state_dict(old["model"])
-    fitted = network_from(old, "models/uno_4p_ppo.pt")
+    fitted = network_from(old, OLD)
     keep = [i for i, name in enumerate(OBS_NAMES) if name not in ADDED_OBS_NAMES]
     old_actions = [i for i, name in enumerate(ACTION_NAMES) if name not in ADDED_ACTIONS]
     eng = UnoEngine(num_games=64, num_players=4, rules=UnoRules(seven_zero=True), seed=3)
     obs, mask = eng.reset()
-    policy = LearnedPolicy(seed=0, checkpoint="models/uno_4p_ppo.pt")
+    policy = LearnedPolicy(seed=0, checkpoint=OLD)
     swaps = 0
     for _ in range(60):
         with torch.no_grad():
@@ -38,8 +41,8 @@ def test_a_checkpoint_from_before_the_swap_entries_plays_as_it_did():
 
 
 def test_a_recorded_layout_is_fitted_by_name_and_a_vanished_entry_is_refused(tmp_path):
-    data = load_checkpoint("models/uno_2p_ppo.pt", "uno")
-    fitted = fit_to_layout(data, "models/uno_2p_ppo.pt")
+    data = load_checkpoint(OLD, "uno")
+    fitted = fit_to_layout(data, OLD)
     assert fitted["obs_names"] == list(OBS_NAMES) and fitted["action_names"] == list(ACTION_NAMES)
     assert fit_to_layout(fitted, "again")["model"] is fitted["model"]  # today's layout: nothing to fit
     names = list(fitted["action_names"])

@@ -341,7 +341,7 @@ def test_train_rounds_total_steps_aloud_skips_every_evaluation_at_eval_every_0_a
 def test_a_checkpoint_whose_sizes_do_not_fit_the_game_is_refused_with_both_sizes(tmp_path):
     from agents.network import ActorCritic
 
-    data = load_checkpoint("models/uno_2p_ppo.pt", "uno")
+    data = load_checkpoint("tests/data/uno_328_values.pt", "uno")  # recorded no names
     for key in ("format", "version"):
         data.pop(key, None)
     data["obs_dim"], data["model"] = 300, ActorCritic(300, 70, [int(h) for h in data["hidden"]]).state_dict()
