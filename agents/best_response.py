@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,8 @@ PROGRESS = "best_response_progress.json"
 CURVE = "curve.png"
 # Keys that say where a run writes or how fast it runs, not what it learns: left out of the digest.
 PLACE_KEYS = ("log_dir", "run_name", "export", "checkpoint_every", "torch_threads")
+#: Config keys added after runs recorded their digests, with their defaults (no change to training).
+ADDED_KEYS: dict[str, Any] = {"drop_obs": []}
 
 
 def fair_share(cfg: Any) -> float:
@@ -40,12 +43,18 @@ def config_digest(cfg: Any) -> str:
     """SHA-256 of what decides a run's result: the config without :data:`PLACE_KEYS`, and the
     bytes of every checkpoint its policy specs name (a retrained target changes the digest)."""
     data = {k: v for k, v in cfg.to_dict().items() if k not in PLACE_KEYS}
+    for key, default in ADDED_KEYS.items():  # at its default, a key added later leaves old digests as they were
+        if data.get(key) == default:
+            data.pop(key)
+    from agents.registry import files_read
+
     files = {}
-    for spec in [cfg.target, *cfg.eval_opponents, cfg.imitation_teacher]:
-        path = spec.get("checkpoint") if isinstance(spec, dict) else None
-        if isinstance(path, str):
-            file = Path(path)
-            files[path] = hashlib.sha256(file.read_bytes()).hexdigest() if file.is_file() else "missing"
+    specs = [cfg.target, *cfg.opponents, *cfg.eval_opponents, cfg.imitation_teacher]
+    for path in [p for spec in specs if spec is not None for p in files_read(cfg.game, spec, cfg.players)]:
+        file, key = Path(path), os.path.relpath(path)  # the key as the repository names it, wherever it lies
+        files[key if not key.startswith("..") else path] = (
+            hashlib.sha256(file.read_bytes()).hexdigest() if file.is_file() else "missing"
+        )
     text = json.dumps({"config": data, "checkpoints": files}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -203,6 +203,10 @@ class LearnedPolicy(SeededPolicy):
     name = "agent"
     game: ClassVar[str] = "any"
 
+    @staticmethod
+    def files_read(params: dict[str, Any], game: str, players: int) -> list[str]:
+        return [params["checkpoint"]] if isinstance(params.get("checkpoint"), str) else []
+
     def __init__(self, seed: int | None = None, checkpoint: str = "", mode: str = "greedy") -> None:
         super().__init__(seed)
         if mode not in MODES:

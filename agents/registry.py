@@ -84,6 +84,16 @@ def policy_class(game: str, name: str) -> type:
     return table[name]
 
 
+def files_read(game: str, spec: str | Mapping[str, Any], players: int) -> list[str]:
+    """The files a policy spec's policy reads at this table size (its checkpoint; the search's
+    value network, the shipped agent's by default): what a run's digest must hash, so that a
+    retrained file changes it. A class says so with a ``files_read(params, game, players)``."""
+    name, params = split_spec(spec)
+    cls = policy_class(game, name)
+    reader = getattr(cls, "files_read", None)
+    return [str(p) for p in reader(params, game, players)] if reader else []
+
+
 def split_spec(spec: str | Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """``(name, params)`` of a policy spec (``"agent:m.pt"``: ``("agent", {"checkpoint": "m.pt"})``)."""
     if isinstance(spec, str):

@@ -60,6 +60,14 @@ class SearchPolicy(SeededPolicy):
     default_depth = 0  # a game's recommended setting (``depth`` and ``value`` left out)
     default_value = ""
 
+    @classmethod
+    def files_read(cls, params: dict[str, Any], game: str, players: int) -> list[str]:
+        """The value network's checkpoint (``shipped``: the shipped agent of the table size)."""
+        from agents.learned import shipped_agent
+
+        value = params.get("value", cls.default_value)
+        return [str(shipped_agent(game, players)) if value == SHIPPED else value] if value else []
+
     def __init__(
         self,
         seed: int | None = None,

@@ -83,8 +83,20 @@ def test_the_config_digest_follows_what_decides_the_result(tmp_path):
     save_checkpoint(agent, PPOTrainer(tiny(seed=1)).agent_payload())
     spec = {"name": "agent", "checkpoint": str(agent)}
     first = config_digest(tiny(target=spec))
+    short = config_digest(tiny(target=f"agent:{agent}"))  # the short form names the same file
     save_checkpoint(agent, PPOTrainer(tiny(seed=2)).agent_payload())  # the same path, another agent
     assert config_digest(tiny(target=spec)) != first
+    assert config_digest(tiny(target=f"agent:{agent}")) != short
+    # the search's value network, the shipped agent's unless it names one, is part of its target
+    from agents.registry import files_read
+
+    assert files_read("uno", "search", 2)[0].endswith("models/uno_2p_ppo.pt")
+    named = config_digest(tiny(target={"name": "search", "value": str(agent)}))
+    save_checkpoint(agent, PPOTrainer(tiny(seed=3)).agent_payload())
+    assert config_digest(tiny(target={"name": "search", "value": str(agent)})) != named
+    # a key added after digests were recorded leaves them as they were at its default
+    assert config_digest(tiny(target="random", drop_obs=[])) == base
+    assert config_digest(tiny(target="random", drop_obs=["void_draws"])) != base
 
 
 def _train(*args: str) -> int:

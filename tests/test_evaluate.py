@@ -45,7 +45,7 @@ def test_a_trick_game_tournament_with_match_of_teams(tmp_path):
 
 def test_the_bluff_study_writes_its_report(tmp_path):
     report, data = tmp_path / "bluff.md", tmp_path / "data"
-    proc = evaluate(
+    args = [
         "--config",
         "configs/eval/bluff_study.yaml",
         "games=200",
@@ -54,9 +54,15 @@ def test_the_bluff_study_writes_its_report(tmp_path):
         "bluff=[0, 1]",
         f"report={report}",
         f"data={data}",
-        timeout=300,
-    )
+        "survey_games=200",
+        "learner_overrides=[total_steps=2048, num_games=64, num_steps=8, 'hidden=[16]', imitation_steps=0, "
+        "eval_every=2, eval_games=100, final_eval_games=200, checkpoint_every=0, device=cpu]",
+        f"learner_runs={tmp_path / 'learners'}",
+        "learners=[{name: b, role: bluffer, target: {name: heuristic, challenge: always}}]",
+    ]
+    proc = evaluate(*args, timeout=300)
     assert proc.returncode == 0, proc.stderr
+    assert "training learner b" in proc.stdout
     text = report.read_text()
     assert "## Answer" in text and "| 2 | smart | 1 |" in text
     doc = json.loads((data / "cells.json").read_text())
@@ -67,6 +73,15 @@ def test_the_bluff_study_writes_its_report(tmp_path):
     assert [c["bluff"] for c in doc["challenge_rules"]] == [0.0, 1.0]
     assert text.count("paired over the same deals") == 2
     assert (data / "bluff_study.png").exists()
+    # the learned-play chapter: the shipped agents surveyed, the learner trained and read off
+    assert "## Learned play" in text and "| 2-player agent | 2 |" in text and "| 4-player agent | 4 |" in text
+    assert [a["players"] for a in doc["agents"]] == [2, 4] and all(a["bluff"]["n"] > 0 for a in doc["agents"])
+    (learner,) = doc["learners"]
+    assert learner["role"] == "bluffer" and learner["play"]["challenge"]["n"] > 0 and learner["games"] >= 200
+    assert "As the bluffer against `heuristic" in text
+    proc = evaluate(*args, timeout=300)  # again: the finished learner is reused
+    assert proc.returncode == 0 and "training learner" not in proc.stdout
+    assert json.loads((data / "cells.json").read_text())["learners"][0]["win_rate"] == learner["win_rate"]
 
 
 def test_bad_config_fails_before_any_game(tmp_path):

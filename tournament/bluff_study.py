@@ -53,6 +53,15 @@ class BluffStudyConfig:
     report: str = "docs/bluff_study.md"
     data: str = "docs/bluff_study"
     command: str = "python evaluate.py --config configs/eval/bluff_study.yaml"
+    # Learned play (tournament.bluff_learners): the agents surveyed against `base`...
+    agents: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # {label, policy, players}
+    survey_games: int = 20_000
+    # ...and learners trained to best-respond to one target each: {name, label, role, target}
+    learners: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    learner_config: str = "configs/best_response/uno_2p_heuristic.yaml"
+    learner_overrides: list[str] = dataclasses.field(default_factory=list)
+    learner_runs: str = "runs/bluff_learners"
+    train_learners: bool = True  # false: learners without a finished run or data are left out
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> BluffStudyConfig:
@@ -63,6 +72,16 @@ class BluffStudyConfig:
             raise ValueError("bluff must include 0 (honest play): gains are measured against it")
         for cell in config.cells():
             cell.check()  # every table, policy and rules option, before any game
+        from agents.registry import check_spec
+        from tournament.bluff_learners import check_learners, learner_config
+
+        for row in config.agents:
+            if not isinstance(row, dict) or set(row) != {"label", "policy", "players"}:
+                raise ValueError(f"an agent to survey is {{label, policy, players}}, got {row!r}")
+            check_spec("uno", row["policy"], config.rules)
+        check_learners(config.learners)
+        for row in config.learners:
+            learner_config(config, row)  # the recipe, the overrides and the target, checked
         return config
 
     def cells(self) -> list[TournamentConfig]:
@@ -107,11 +126,23 @@ def run_study(data: dict[str, Any], console: Console) -> int:
     comparisons = compare_rules(cells)
     console.print(study_table(rows))
     folder = Path(config.data)
+    from tournament.bluff_learners import earlier_learners, run_learners, survey_agents
+
+    agents = survey_agents(config, console)
+    learners = run_learners(config, console, earlier_learners(folder))
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(
         folder / "cells.json",
         json.dumps(
-            json_ready({"config": dataclasses.asdict(config), "cells": rows, "challenge_rules": comparisons}),
+            json_ready(
+                {
+                    "config": dataclasses.asdict(config),
+                    "cells": rows,
+                    "challenge_rules": comparisons,
+                    "agents": agents,
+                    "learners": learners,
+                }
+            ),
             indent=2,
         )
         + "\n",
@@ -119,7 +150,7 @@ def run_study(data: dict[str, Any], console: Console) -> int:
     write_atomic(folder / "cells.csv", cells_csv(rows))
     plot = plot_study(rows, folder / "bluff_study.png")
     report = Path(config.report)
-    write_atomic(report, markdown(config, rows, comparisons, plot, report))
+    write_atomic(report, markdown(config, rows, comparisons, plot, report, agents, learners))
     console.print(f"wrote {report}, {folder / 'cells.json'}, {folder / 'cells.csv'}, {plot}")
     return 0
 
@@ -386,7 +417,11 @@ def markdown(
     comparisons: list[dict[str, Any]],
     plot: Path,
     report: Path,
+    agents: list[dict[str, Any]] | None = None,
+    learners: list[dict[str, Any]] | None = None,
 ) -> str:
+    from tournament.bluff_learners import chapter
+
     plot_link = os.path.relpath(plot, report.parent)
     games = rows[0]["games"]
     out = [
@@ -442,6 +477,8 @@ def markdown(
             f"{r['bluffs_per_game']:.3f} | {_pct(r['bluffs_challenged'])} | {r['challenges_per_game']:.3f} | "
             f"{_pct(r['challenge_success'])} | {r['bluffer_points_per_hand']:.1f} |"
         )
+    if agents or learners:
+        out += ["", *chapter(config, agents or [], learners or [])]
     out += [
         "",
         f"Data: `{config.data}/cells.json`, `{config.data}/cells.csv`.",

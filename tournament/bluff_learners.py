@@ -1,0 +1,256 @@
+"""The bluffing study's chapter on learned play (issue 16).
+
+Two parts, both computed by the bluff study's own command:
+
+1. **The shipped agents** (``agents``): each plays the base strategy on every other seat;
+   :func:`tournament.learned_bluffing.survey` records every bluff it could make and every
+   challenge it could answer, with the situation, and what they earned it in cards.
+2. **Learners that best-respond** (``learners``): a fresh PPO learner trained against one
+   target held fixed (``train.py`` with ``target:``, the exploitability study's recipe and a
+   smaller budget), either as the *bluffer* against a challenging rule (the learned agent among
+   them) or as the *challenger* against a bluffer of a given rate. The learner is a whole
+   player; what it settles on is read from its play against its target: its bluff and challenge
+   rates, and its gain over the fair share (``best_response.json``).
+
+A learner whose run directory holds a finished ``best_response.json`` of the same config is
+reused; one with no run here whose config is the one the study's data was made of is taken from
+that data (``runs/`` is not committed): a fresh clone regenerates the chapter without training.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from tournament.learned_bluffing import summarise, survey
+
+ROLES = ("bluffer", "challenger")
+
+
+def check_learners(learners: list[Any]) -> None:
+    names = []
+    for row in learners:
+        if not isinstance(row, dict) or set(row) - {"name", "label", "role", "target"} or "target" not in row:
+            raise ValueError(f"a learner is {{name, label, role, target}}, got {row!r}")
+        if row.get("role") not in ROLES:
+            raise ValueError(f"learner {row.get('name')!r}: role must be one of {', '.join(ROLES)}")
+        names.append(row["name"])
+    if len(set(names)) != len(names):
+        raise ValueError(f"every learner needs its own name (it names the run), got {names}")
+
+
+def learner_config(config: Any, row: dict[str, Any]) -> Any:
+    """The learner's training config: the study's best-response recipe, its budget, the target."""
+    from train import load_training_config
+
+    target = json.dumps(row["target"])  # YAML reads JSON
+    args = [*config.learner_overrides, f"target={target}", f"run_name=bluff_{row['name']}"]
+    return load_training_config(Path(config.learner_config), [*args, f"log_dir={config.learner_runs}"]), args
+
+
+def survey_agents(config: Any, console: Console) -> list[dict[str, Any]]:
+    """Part 1: each shipped agent's Wild Draw Four decisions against the base strategy."""
+    out = []
+    for row in config.agents:
+        console.print(f"learned play: {row['label']} at {row['players']} players, {config.survey_games:,} games")
+        events = survey(row["policy"], config.base, row["players"], config.rules, config.survey_games, config.seed)
+        out.append({"label": row["label"], "policy": row["policy"], "players": row["players"], **summarise(events)})
+    return out
+
+
+def run_learners(config: Any, console: Console, earlier: dict[tuple[str, str], dict[str, Any]]) -> list[dict[str, Any]]:
+    """Part 2: train (or reuse, or take from the data) every learner, then read off its play."""
+    from agents.best_response import config_digest, read_result
+    from train import main as train_main
+
+    out = []
+    for row in config.learners:
+        cfg, args = learner_config(config, row)
+        run_dir = Path(cfg.log_dir) / cfg.run_name
+        digest = config_digest(cfg)
+        done = read_result(run_dir)
+        done = done if done and done.get("config_sha256") == digest and Path(done["agent"]).is_file() else None
+        if done is None and (row["name"], digest) in earlier:
+            console.print(f"learner {row['name']}: taken from the study's data (same config)")
+            out.append({**earlier[(row["name"], digest)], "reused": "data"})
+            continue
+        if done is None:
+            if not config.train_learners:
+                console.print(f"learner {row['name']}: no finished run and train_learners false: left out")
+                continue
+            command = ["--config", config.learner_config, *args, f"log_dir={config.learner_runs}", "--overwrite"]
+            console.print(f"[bold]training[/] learner {row['name']}: python train.py {' '.join(command)}")
+            code = train_main(command)
+            done = read_result(run_dir)
+            if code != 0 or done is None or done.get("config_sha256") != digest:
+                raise RuntimeError(f"training learner {row['name']} did not finish (exit code {code})")
+        console.print(f"learner {row['name']}: its play against its target, {config.survey_games:,} games")
+        events = survey(
+            {"name": "agent", "checkpoint": done["agent"]},
+            row["target"],
+            cfg.players,
+            config.rules,
+            config.survey_games,
+            config.seed,
+        )
+        out.append(
+            {
+                "name": row["name"],
+                "label": row.get("label") or row["name"],
+                "role": row["role"],
+                "target": row["target"],
+                "config_sha256": digest,
+                "decisions": done["decisions"],
+                "imitation_steps": done["imitation_steps"],
+                "minutes": done["minutes"],
+                "start": done["start"],
+                **{k: done[k] for k in ("games", "win_rate", "ci_low", "ci_high", "gain", "gain_low", "gain_high")},
+                "play": summarise(events),
+                "reused": "run",
+            }
+        )
+    return out
+
+
+def _rate(r: dict[str, Any] | None) -> str:
+    if not r or r["rate"] is None:
+        return "none"
+    return f"{100 * r['rate']:.1f}% [{100 * r['low']:.1f}, {100 * r['high']:.1f}] of {r['n']:,}"
+
+
+def _short(r: dict[str, Any] | None) -> str:
+    if not r or r["rate"] is None:
+        return "-"
+    return f"{100 * r['rate']:.1f}% ({r['n']:,})"
+
+
+def _cards(x: float | None) -> str:
+    return "-" if x is None else f"{x:+.2f}"
+
+
+def _spec(spec: Any) -> str:
+    from agents.registry import spec_label
+
+    return spec_label(spec)
+
+
+def chapter(config: Any, agents: list[dict[str, Any]], learners: list[dict[str, Any]]) -> list[str]:
+    """The chapter's markdown: tables and sentences computed from the numbers."""
+    out = [
+        "## Learned play",
+        "",
+        f"Computed by the same command. **Part 1**: each shipped agent plays `{config.base}` on every other "
+        f"seat for {config.survey_games:,} games (seed {config.seed}), its seat turning with the deal. A *bluff "
+        "chance* is a decision where the agent may play a Wild Draw Four while holding the colour in force; a "
+        "*challenge decision* is one where it faces a Wild Draw Four. The rates carry 95% Wilson intervals. What "
+        "a decision earns is counted in cards: against playing another card, a bluff moves 4 cards onto the "
+        "target when it is not challenged and 4 onto the bluffer when it is; against accepting, a challenge "
+        "moves +8 cards in the challenger's favour when the card was a bluff and costs it 2 when it was not "
+        "(6 drawn instead of 4).",
+        "",
+        "| agent | players | bluff chances | bluffed | caught | cards per bluff | challenge decisions | challenged "
+        "| of which bluffs | cards per challenge |",
+        "|---|---:|---:|---|---|---:|---:|---|---|---:|",
+    ]
+    for a in agents:
+        out.append(
+            f"| {a['label']} | {a['players']} | {a['bluff']['n']:,} | {_short(a['bluff'])} | {_short(a['caught'])} | "
+            f"{_cards(a['bluff_card_swing'])} | {a['challenge']['n']:,} | {_short(a['challenge'])} | "
+            f"{_short(a['challenge_success'])} | {_cards(a['challenge_card_swing'])} |"
+        )
+    out += ["", "By situation (share of the bluff chances taken; share of the challenge decisions challenged):", ""]
+    for a in agents:
+        bins = [b["bin"] for b in a["bluff_by_target_size"]]
+        out += [
+            f"{a['label']}, {a['players']} players:",
+            "",
+            "| hand size | " + " | ".join(bins) + " |",
+            "|---|" + "---|" * len(bins),
+            "| bluffs, by the target's hand | " + " | ".join(_short(b) for b in a["bluff_by_target_size"]) + " |",
+            "| bluffs, by its own hand | " + " | ".join(_short(b) for b in a["bluff_by_own_size"]) + " |",
+            "| challenges, by the bluffer's hand | "
+            + " | ".join(_short(b) for b in a["challenge_by_bluffer_size"])
+            + " |",
+            "",
+            "| cards of the colour in force held | " + " | ".join(b["bin"] for b in a["bluff_by_colour_cards"]) + " |",
+            "|---|" + "---|" * len(a["bluff_by_colour_cards"]),
+            "| bluffs | " + " | ".join(_short(b) for b in a["bluff_by_colour_cards"]) + " |",
+            "",
+        ]
+    out += _agent_findings(agents)
+    if learners:
+        first = learners[0]
+        out += [
+            "",
+            "### Learners that best-respond",
+            "",
+            f"Each row trains a fresh learner against one target held fixed (`{config.learner_config}` with "
+            f"`{' '.join(config.learner_overrides)}`: {first['decisions'] / 1e6:.1f}M decisions after a "
+            f"{first['imitation_steps'] / 1e6:.0f}M-decision warm start imitating `heuristic`, which never bluffs "
+            "and challenges by the `smart` rule). The *bluffer* rows ask what bluffing rate a learner settles on "
+            "against each challenging rule; the *challenger* rows what challenging rate it settles on against "
+            "bluffers of each rate. Gain: its win rate against the target minus the fair share, on the "
+            "best-response evaluation's duplicate deals; its rates are read from "
+            f"{config.survey_games:,} games against the target.",
+            "",
+            "| role | target | gain, points [95% CI] | bluffed (of its chances) | caught | challenged (of W+4 faced) "
+            "| of which bluffs | minutes |",
+            "|---|---|---|---|---|---|---|---:|",
+        ]
+        for r in learners:
+            p = r["play"]
+            out.append(
+                f"| {r['role']} | `{_spec(r['target'])}` | {100 * r['gain']:+.1f} [{100 * r['gain_low']:+.1f}, "
+                f"{100 * r['gain_high']:+.1f}] | {_short(p['bluff'])} | {_short(p['caught'])} | "
+                f"{_short(p['challenge'])} | {_short(p['challenge_success'])} | {r['minutes']:.0f} |"
+            )
+        out += ["", *_learner_findings(learners)]
+    return out
+
+
+def _agent_findings(agents: list[dict[str, Any]]) -> list[str]:
+    lines = []
+    for a in agents:
+        b, c = a["bluff"], a["challenge"]
+        lines.append(
+            f"- {a['label']} ({a['players']} players) bluffed in {_rate(b)} bluff chances"
+            + (
+                f"; {_rate(a['caught'])} of its bluffs were challenged "
+                f"({_cards(a['bluff_card_swing'])} cards per bluff)"
+                if a["bluffs"]
+                else ""
+            )
+            + f". It challenged {_rate(c)} Wild Draw Fours"
+            + (
+                f"; {_rate(a['challenge_success'])} of its challenges caught a bluff "
+                f"({_cards(a['challenge_card_swing'])} cards per challenge)"
+                if c["n"] and c["rate"]
+                else ""
+            )
+            + f"; {a['bluffs_faced']:,} of the Wild Draw Fours it faced were bluffs."
+        )
+    return lines
+
+
+def _learner_findings(learners: list[dict[str, Any]]) -> list[str]:
+    lines = []
+    for r in learners:
+        p = r["play"]
+        rate = p["bluff"] if r["role"] == "bluffer" else p["challenge"]
+        what = "bluffs in" if r["role"] == "bluffer" else "challenges"
+        of = "of its bluff chances" if r["role"] == "bluffer" else "of the Wild Draw Fours it faces"
+        gain = f"{100 * r['gain']:+.1f} points [{100 * r['gain_low']:+.1f}, {100 * r['gain_high']:+.1f}]"
+        lines.append(f"- As the {r['role']} against `{_spec(r['target'])}`: it {what} {_rate(rate)} {of}; gain {gain}.")
+    return lines
+
+
+def earlier_learners(folder: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """The learners of the study's earlier data (``cells.json``), by (name, config digest)."""
+    try:
+        rows = json.loads((folder / "cells.json").read_text())["learners"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {(r["name"], r["config_sha256"]): r for r in rows if isinstance(r, dict) and "config_sha256" in r}
