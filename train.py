@@ -318,6 +318,10 @@ def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, par
     from agents.run_record import write_run_record
 
     write_run_record(cfg, run_dir, trainer, agent, (record.elapsed() / 60) if record is not None else minutes)
+    if cfg.eval_every and record is None:  # a best response draws its own curve (agents.best_response)
+        from agents.training_curves import plot_runs, read_curve
+
+        plot_runs([read_curve(run_dir)], run_dir / "curve.png")
     console.print(
         f"done in {minutes:.1f} min: {trainer.global_step:,} decisions; agent {agent}, checkpoint {checkpoint}"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
 
@@ -246,6 +247,14 @@ def test_train_and_evaluate_command_lines(tmp_path):
     assert {"charts/SPS", "losses/value_loss", "losses/entropy", "eval/win_rate_vs_random"} <= tags
     assert "imitation/accuracy" in tags and "warm start: 2 rounds imitating heuristic" in proc.stdout
     assert len(events.Scalars("charts/SPS")) == 4  # 2048 decisions / (64 games x 8 steps)
+    record = json.loads((run_dir / "run.json").read_text())  # what the finished run was
+    assert record["decisions"] == 2048 and record["config"]["hidden"] == [32] and len(record["config_sha256"]) == 64
+    assert (run_dir / "curve.png").is_file()
+    from agents.training_curves import read_curve
+
+    (curve,) = read_curve(run_dir)["curves"].values()
+    assert [p["decisions"] for p in curve] == [1024, 2048] and all(p["games"] >= 200 for p in curve)
+    assert all(p["ci_low"] <= p["win_rate"] <= p["ci_high"] for p in curve)
 
     proc = run("train.py", *common, "total_steps=2048")  # the same run again: refused, nothing replaced
     assert proc.returncode == 2 and "already holds a run (checkpoint.pt, agent.pt, TensorBoard logs)" in proc.stderr

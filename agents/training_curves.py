@@ -1,0 +1,124 @@
+"""Training curves: each evaluation's win rate against each opponent over the decisions trained,
+read back from a run's TensorBoard logs (``eval/win_rate_vs_<opponent>``), with 95% Wilson
+intervals from the number of games each evaluation played.
+
+``train.py`` draws ``runs/<name>/curve.png`` at the end of every run that evaluates; the
+README's curves of the shipped agents are made from their runs by::
+
+    python -m agents.training_curves runs/uno_2p_ppo runs/uno_4p_ppo runs/tricks_ppo --out docs/training/curves.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from envs.atomic import save_figure
+
+PREFIX = "eval/win_rate_vs_"
+
+
+def read_curve(run_dir: str | Path) -> dict[str, Any]:
+    """``{"name", "game", "players", "curves": {opponent: [{decisions, win_rate, ci_low, ci_high, games}]}}``
+    of one run: the evaluations in its TensorBoard logs, games from its config (``run.json``,
+    else the TensorBoard hyper-parameters), the last point on ``final_eval_games``."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from tournament.stats import wilson
+
+    run_dir = Path(run_dir)
+    logs = EventAccumulator(str(run_dir), size_guidance={"scalars": 0, "tensors": 0})
+    logs.Reload()
+    config = _config(run_dir, logs)
+    games, final = int(config.get("eval_games", 0)), int(config.get("final_eval_games", 0) or 0)
+    curves = {}
+    for tag in logs.Tags().get("scalars", []):
+        if not tag.startswith(PREFIX):
+            continue
+        events = logs.Scalars(tag)
+        points = []
+        for i, e in enumerate(events):
+            n = final if (final and i == len(events) - 1) else games
+            low, high = wilson(e.value * n, n) if n else (e.value, e.value)
+            points.append(
+                {"decisions": int(e.step), "win_rate": float(e.value), "ci_low": low, "ci_high": high, "games": n}
+            )
+        curves[tag[len(PREFIX) :]] = points
+    return {"name": run_dir.name, "game": config.get("game"), "players": config.get("players"), "curves": curves}
+
+
+def _config(run_dir: Path, logs: Any) -> dict[str, Any]:
+    try:
+        return json.loads((run_dir / "run.json").read_text())["config"]
+    except (OSError, ValueError, KeyError):
+        pass
+    import ast
+
+    try:
+        text = logs.Tensors("hyperparameters/text_summary")[0].tensor_proto.string_val[0].decode()
+    except (KeyError, IndexError):
+        return {}
+    out = {}
+    for line in text.split("\n")[2:]:
+        parts = line.split("|")
+        if len(parts) >= 4:
+            try:
+                out[parts[1]] = ast.literal_eval(parts[2])
+            except (ValueError, SyntaxError):
+                out[parts[1]] = parts[2]
+    return out
+
+
+def plot_runs(runs: list[dict[str, Any]], path: Path, labels: list[str] | None = None) -> Path:
+    """One panel per run: win rate against each evaluation opponent with its 95% band."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from envs.games import game as game_info
+
+    fig, axes = plt.subplots(1, len(runs), figsize=(5.6 * len(runs), 4.0), squeeze=False)
+    for k, (ax, run) in enumerate(zip(axes[0], runs, strict=True)):
+        for opponent, points in run["curves"].items():
+            x = [p["decisions"] / 1e6 for p in points]
+            line = ax.plot(x, [p["win_rate"] for p in points], marker="o", markersize=3, label=f"vs {opponent}")
+            band = [p["ci_low"] for p in points], [p["ci_high"] for p in points]
+            ax.fill_between(x, *band, alpha=0.2, color=line[0].get_color())
+        if run["game"]:
+            ax.axhline(game_info(run["game"]).fair_share(run["players"]), color="grey", linestyle="--", linewidth=1)
+            where = game_info(run["game"]).describe_table(run["players"])
+        else:
+            where = ""
+        ax.set_title(f"{labels[k] if labels else run['name']}: {where}", fontsize=9)
+        ax.set_xlabel("decisions trained (millions, every seat's)")
+        ax.set_ylabel("win rate (95% CI)")
+        ax.set_ylim(0, 1)
+        ax.set_xlim(left=0)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return save_figure(fig, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Plot training runs' evaluation curves from their TensorBoard logs.")
+    parser.add_argument("runs", nargs="+", help="run folders (runs/<name>)")
+    parser.add_argument("--out", required=True, help="the PNG to write (its curves go next to it as JSON)")
+    parser.add_argument("--labels", nargs="*", help="a title per run")
+    args = parser.parse_args(argv)
+    runs = [read_curve(r) for r in args.runs]
+    if not all(r["curves"] for r in runs):
+        parser.error("a run without evaluations: " + ", ".join(r["name"] for r in runs if not r["curves"]))
+    out = plot_runs(runs, Path(args.out), args.labels)
+    from envs.atomic import json_ready, write_atomically
+
+    write_atomically(out.with_suffix(".json"), json.dumps(json_ready(runs), indent=1) + "\n")
+    print(f"wrote {out} and {out.with_suffix('.json')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
