@@ -80,6 +80,7 @@ def test_the_study_trains_reuses_finished_runs_and_falls_back_on_its_data(tmp_pa
     assert record["config"]["drop_obs"] == ["void_colours"] and record["decisions"] == 1024
     text = (tmp_path / "ablations.md").read_text()
     assert "| base | `` | 0.0M |" in text and "`drop_obs=[void_colours]`" in text
+    assert "## Answer" in text and "points: " in text.split("## Answer")[1]  # the row against its baseline
     assert (tmp_path / "data" / "ablations.png").is_file() and (tmp_path / "data" / "rows.csv").is_file()
 
     console = Console(width=200, record=True)  # again: the finished runs are measured, not trained

@@ -328,6 +328,29 @@ def plot_rows(results: list[dict[str, Any]], path: Path, config: AblationConfig)
     return save_figure(fig, path)
 
 
+def answer(results: list[dict[str, Any]]) -> list[str]:
+    """Each row against its table's baseline, in words: a difference only where the interval says so."""
+    lines = []
+    for r in results:
+        if r["delta"] is None:
+            continue
+        lo, hi = 100 * r["delta_low"], 100 * r["delta_high"]
+        verdict = (
+            "**better** than the baseline"
+            if lo > 0
+            else "**worse** than the baseline"
+            if hi < 0
+            else "no difference from the baseline that these games can tell"
+        )
+        base = next(b for b in results if b["baseline"] and (b["game"], b["players"]) == (r["game"], r["players"]))
+        lines.append(
+            f"- {_table(r)}, {r['label']} ({r['decisions'] / 1e6:.0f}M decisions): {r['win_rate']:.3f} against "
+            f"{base['win_rate']:.3f} for '{base['label']}' ({base['decisions'] / 1e6:.0f}M), "
+            f"{100 * r['delta']:+.1f} [{lo:+.1f}, {hi:+.1f}] points: {verdict}."
+        )
+    return lines or ["- no table has a baseline and another row: nothing to compare yet."]
+
+
 def markdown(
     config: AblationConfig, results: list[dict[str, Any]], plot: Path, report: Path, missing: list[Row]
 ) -> str:
@@ -346,11 +369,12 @@ def markdown(
         "data holds is taken from that data ('from the data').",
         "",
         "The 'vs baseline' interval combines the two rows' standard errors; the rows share their deals, which "
-        "makes it conservative. 'obs' is the observation size the agent was trained on: 329 values is the layout "
-        "before the public history (`void_colours`, `void_draws`), which today's code cannot train again; "
-        "`drop_obs=[void_colours, void_draws]` trains today's layout with those inputs hidden instead.",
+        "makes it conservative. 'obs' is the observation size the agent was trained on; "
+        "`drop_obs=[void_colours, void_draws]` trains today's layout with the public history's inputs hidden "
+        "(the network sees zeros there).",
         "",
     ]
+    out += ["## Answer", "", *answer(results), ""]
     if missing:
         out += [
             "**Not every row is here** (no finished run, `train: false`): "
