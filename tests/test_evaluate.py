@@ -79,6 +79,7 @@ def test_the_bluff_study_writes_its_report(tmp_path):
     (learner,) = doc["learners"]
     assert learner["role"] == "bluffer" and learner["play"]["challenge"]["n"] > 0 and learner["games"] >= 200
     assert "As the bluffer against `heuristic" in text
+    assert "the best scripted choice there" in text and "the scripted bluffer at p=" in text  # vs the scripted cells
     proc = evaluate(*args, timeout=300)  # again: the finished learner is reused
     assert proc.returncode == 0 and "training learner" not in proc.stdout
     assert json.loads((data / "cells.json").read_text())["learners"][0]["win_rate"] == learner["win_rate"]

@@ -137,7 +137,9 @@ def _spec(spec: Any) -> str:
     return spec_label(spec)
 
 
-def chapter(config: Any, agents: list[dict[str, Any]], learners: list[dict[str, Any]]) -> list[str]:
+def chapter(
+    config: Any, agents: list[dict[str, Any]], learners: list[dict[str, Any]], cells: list[dict[str, Any]] | None = None
+) -> list[str]:
     """The chapter's markdown: tables and sentences computed from the numbers."""
     out = [
         "## Learned play",
@@ -208,7 +210,80 @@ def chapter(config: Any, agents: list[dict[str, Any]], learners: list[dict[str, 
                 f"{_short(p['challenge'])} | {_short(p['challenge_success'])} | {r['minutes']:.0f} |"
             )
         out += ["", *_learner_findings(learners)]
+        compared = against_scripted(learners, cells or [])
+        if compared:
+            out += [
+                "",
+                "Against the scripted chapter: each learner's win rate against its target next to the best "
+                "scripted player in the same seat against the same opponents (the scripted bluffer at its best "
+                "p, or the best challenging rule), 2 players. The two were measured on different deals, so the "
+                "difference's interval combines both standard errors. A learner is a whole player: a difference "
+                "says what learned play is worth against that opponent, of which bluffing or challenging is a part.",
+                "",
+                *compared,
+            ]
     return out
+
+
+def _scripted_target(row: dict[str, Any]) -> tuple[str, Any] | None:
+    """('challenge', rule) for a bluffer row against a scripted challenger, ('bluff', p) for a
+    challenger row against a scripted bluffer; None where the scripted chapter has no counterpart."""
+    target = row["target"]
+    if not isinstance(target, dict) or target.get("name") != "heuristic":
+        return None
+    if row["role"] == "bluffer" and float(target.get("bluff", 0.0)) == 0.0:
+        return ("challenge", target.get("challenge", "smart"))
+    if row["role"] == "challenger" and target.get("challenge", "smart") == "smart" and "bluff" in target:
+        return ("bluff", float(target["bluff"]))
+    return None
+
+
+def against_scripted(learners: list[dict[str, Any]], cells: list[dict[str, Any]]) -> list[str]:
+    """Each learner next to the scripted chapter's best player in its seat, in words."""
+    import math
+
+    from tournament.stats import Z95
+
+    lines = []
+    for r in learners:
+        kind = _scripted_target(r)
+        same = [c for c in cells if c["players"] == 2 and kind and c[kind[0]] == kind[1]]
+        if not same:
+            if r["role"] == "bluffer":
+                lines.append(
+                    f"- As the bluffer against `{_spec(r['target'])}`: the scripted chapter has no counterpart; "
+                    f"the learner bluffs in {_rate(r['play']['bluff'])} of its chances and its gain is "
+                    f"{100 * r['gain']:+.1f} [{100 * r['gain_low']:+.1f}, {100 * r['gain_high']:+.1f}] points."
+                )
+            continue
+        if kind[0] == "challenge":  # the learner sits where the scripted bluffer sat
+            best = max(same, key=lambda c: c["win_rate"])
+            scripted, games, who = best["win_rate"], best["games"], f"the scripted bluffer at p={best['bluff']:g}"
+            learned = r["play"]["bluff"]
+            what = f"bluffs in {_rate(learned)} of its chances"
+        else:  # the learner sits where the challengers sat: their share is what the bluffer does not win
+            best = min(same, key=lambda c: c["win_rate"])
+            scripted, games, who = 1 - best["win_rate"], best["games"], f"the `{best['challenge']}` rule"
+            learned = r["play"]["challenge"]
+            what = f"challenges {_rate(learned)} of the Wild Draw Fours it faces"
+        se = math.hypot(
+            math.sqrt(scripted * (1 - scripted) / games), math.sqrt(r["win_rate"] * (1 - r["win_rate"]) / r["games"])
+        )
+        d = r["win_rate"] - scripted
+        lo, hi = d - Z95 * se, d + Z95 * se
+        verdict = (
+            "learned play does **better**"
+            if lo > 0
+            else "learned play does **worse**"
+            if hi < 0
+            else "no measurable difference"
+        )
+        lines.append(
+            f"- As the {r['role']} against `{_spec(r['target'])}`: the learner {what} and wins {r['win_rate']:.3f} "
+            f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]; {who}, the best scripted choice there, wins {scripted:.3f}: "
+            f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] points, {verdict}."
+        )
+    return lines
 
 
 def _agent_findings(agents: list[dict[str, Any]]) -> list[str]:

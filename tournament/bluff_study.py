@@ -478,7 +478,7 @@ def markdown(
             f"{_pct(r['challenge_success'])} | {r['bluffer_points_per_hand']:.1f} |"
         )
     if agents or learners:
-        out += ["", *chapter(config, agents or [], learners or [])]
+        out += ["", *chapter(config, agents or [], learners or [], rows)]
     out += [
         "",
         f"Data: `{config.data}/cells.json`, `{config.data}/cells.csv`.",
