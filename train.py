@@ -185,17 +185,24 @@ def check_run_files(cfg: Any, resuming: bool = False, overwrite: bool = False) -
     """Before training: a folder that cannot be written must not cost the whole run, and a new
     run never replaces an old one silently (``--resume`` continues it, ``--overwrite`` replaces
     it: its TensorBoard logs go too, so two runs never mix in one folder)."""
+    from agents.best_response import RESULT
+    from agents.run_record import RUN_RECORD
+
     run_dir, checkpoint, agent = run_files(cfg)
     logs = sorted(run_dir.glob("events.out.tfevents.*")) if run_dir.is_dir() else []
+    records = [run_dir / name for name in (RUN_RECORD, RESULT) if (run_dir / name).is_file()]
     held = [p.name for p in (checkpoint, run_dir / "agent.pt") if p.is_file()] + (["TensorBoard logs"] if logs else [])
+    held += [p.name for p in records]
     if held and not resuming:
         if not overwrite:
             raise ValueError(
                 f"{run_dir} already holds a run ({', '.join(held)}): continue it with --resume {checkpoint}, "
                 "replace it with --overwrite, or name a new one with run_name=..."
             )
-        for log in logs:
-            log.unlink()
+        # the replaced run's records go first: until the new run finishes, no study may take
+        # the folder's agent.pt (rewritten at every evaluation) for the finished one
+        for stale in [*logs, *records]:
+            stale.unlink()
     check_writable(run_dir, "log_dir")
     if agent.is_dir():
         raise ValueError(f"export {str(agent)!r} is a folder: give the file to write the agent to")

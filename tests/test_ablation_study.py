@@ -114,6 +114,44 @@ def test_the_study_refuses_what_it_cannot_run(tmp_path):
             tmp_path, overrides=[], rows=[{"name": "br", "config": "configs/best_response/uno_2p_random.yaml"}]
         )
         run_study(bad, Console(record=True))
+    with pytest.raises(ValueError, match=r"against names the row it is compared to, one of \['base'\], got 'nosuch'"):
+        AblationConfig.from_mapping(
+            {
+                **_config(tmp_path),
+                "rows": [*_config(tmp_path)["rows"][:1], {"name": "b", "config": "x", "against": "nosuch"}],
+            }
+        )
+    live = tmp_path / "runs" / "base"  # a row still training side by side: not replaced under it
+    live.mkdir(parents=True)
+    (live / "checkpoint.pt").write_bytes(b"")
+    with pytest.raises(RuntimeError, match="holds an unfinished run .* --resume"):
+        run_study(_config(tmp_path), Console(record=True))
+    assert (live / "checkpoint.pt").is_file()
+
+
+def test_a_row_is_compared_to_the_row_it_names_else_its_tables_baseline():
+    from tournament.ablation import answer, compare
+
+    def row(name, win_rate, **kw):
+        return {
+            "name": name,
+            "label": name,
+            "game": "uno",
+            "players": 2,
+            "games": 20000,
+            "win_rate": win_rate,
+            "decisions": 1e7,
+            "baseline": False,
+            **kw,
+        }
+
+    rows = [row("hidden", 0.50, baseline=True), row("shipped", 0.52), row("tweak", 0.52, against="shipped")]
+    compare(rows)
+    assert [r["compared_to"] for r in rows] == [None, "hidden", "shipped"]
+    assert abs(rows[1]["delta"] - 0.02) < 1e-12 and rows[2]["delta"] == 0.0
+    text = answer(rows)
+    assert "**better**" in text[0] and "for 'hidden'" in text[0]
+    assert "for 'shipped'" in text[1] and "no difference that these games can tell" in text[1]
 
 
 def test_the_shipped_ablation_config_plans():

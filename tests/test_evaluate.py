@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -83,6 +84,10 @@ def test_the_bluff_study_writes_its_report(tmp_path):
     proc = evaluate(*args, timeout=300)  # again: the finished learner is reused
     assert proc.returncode == 0 and "training learner" not in proc.stdout
     assert json.loads((data / "cells.json").read_text())["learners"][0]["win_rate"] == learner["win_rate"]
+    shutil.rmtree(tmp_path / "learners")  # no run, and the data's rates were read from 200 games, not 300
+    proc = evaluate(*args, "survey_games=300", "train_learners=false", timeout=300)
+    assert proc.returncode == 0 and "training learner" not in proc.stdout
+    assert "**Not every learner is here**" in report.read_text() and "b (bluffer against" in report.read_text()
 
 
 def test_bad_config_fails_before_any_game(tmp_path):

@@ -193,6 +193,23 @@ def test_bad_training_configs_are_refused():
             tiny(**kw)
 
 
+def test_overwrite_removes_the_replaced_runs_records_first(tmp_path):
+    """Until the new run finishes, no study may take the folder's agent.pt for a finished run."""
+    from pathlib import Path
+
+    from train import check_run_files, load_training_config
+
+    cfg = load_training_config(Path("configs/uno_2p_ppo.yaml"), [f"log_dir={tmp_path}", "run_name=r"])
+    run_dir = tmp_path / "r"
+    run_dir.mkdir()
+    for name in ("run.json", "best_response.json", "agent.pt"):
+        (run_dir / name).write_text("{}")
+    with pytest.raises(ValueError, match=r"already holds a run \(agent.pt, run.json, best_response.json\)"):
+        check_run_files(cfg)
+    check_run_files(cfg, overwrite=True)
+    assert not (run_dir / "run.json").exists() and not (run_dir / "best_response.json").exists()
+
+
 def test_agent_policy_plays_through_the_engine(tmp_path):
     trainer = PPOTrainer(tiny(game="tricks", players=4))
     path = save_checkpoint(tmp_path / "agent.pt", trainer.agent_payload())
@@ -257,7 +274,10 @@ def test_train_and_evaluate_command_lines(tmp_path):
     assert all(p["ci_low"] <= p["win_rate"] <= p["ci_high"] for p in curve)
 
     proc = run("train.py", *common, "total_steps=2048")  # the same run again: refused, nothing replaced
-    assert proc.returncode == 2 and "already holds a run (checkpoint.pt, agent.pt, TensorBoard logs)" in proc.stderr
+    assert (
+        proc.returncode == 2
+        and "already holds a run (checkpoint.pt, agent.pt, TensorBoard logs, run.json)" in proc.stderr
+    )
     assert "--overwrite" in proc.stderr and len(events.Scalars("charts/SPS")) == 4
     proc = run("train.py", *common, "total_steps=4096", "--resume", str(run_dir / "checkpoint.pt"))
     assert proc.returncode == 0, proc.stderr

@@ -31,7 +31,7 @@ from envs.games import game as game_info
 from tournament.report import json_ready, save_figure, write_atomic
 from tournament.stats import Z95
 
-ROW_KEYS = ("name", "label", "config", "overrides", "baseline")
+ROW_KEYS = ("name", "label", "config", "overrides", "baseline", "against")
 
 
 @dataclasses.dataclass
@@ -40,13 +40,14 @@ class AblationConfig:
 
     study: str = "ablation"
     # Each row: {name: <run name>, label: <the change, in words>, config: <training config>,
-    # overrides: [key=value, ...], baseline: true (the row the others of its game are compared to)}
+    # overrides: [key=value, ...], baseline: true (the row the others of its table are compared to),
+    # against: <row name> (compare this row with that one instead: a change to another row's recipe)}
     rows: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     overrides: list[str] = dataclasses.field(default_factory=list)  # for every row, before the row's own
     runs: str = "runs/ablate"  # every row's log_dir
     train: bool = True  # false: report the rows that are done, list the others with their command
     opponent: Any = "heuristic"  # every agent plays this policy spec...
-    games: int = 20000  # ...on this many duplicate deals...
+    games: int = 20000  # ...for this many games on duplicate deals...
     seed: int = 7  # ...dealt from this seed (the same deals for every row of a table)
     report: str = "docs/ablations.md"
     data: str = "docs/ablations"
@@ -74,6 +75,12 @@ class AblationConfig:
         names = [row["name"] for row in config.rows]
         if len(set(names)) != len(names):
             raise ValueError(f"every row needs its own name (it names the run), got {names}")
+        for row in config.rows:
+            if "against" in row and (row["against"] not in names or row["against"] == row["name"]):
+                raise ValueError(
+                    f"row {row['name']}: against names the row it is compared to, one of "
+                    f"{[n for n in names if n != row['name']]}, got {row['against']!r}"
+                )
         if not 1 <= config.games <= 10_000_000:
             raise ValueError(f"games must be in [1, 10,000,000], got {config.games}")
         return config
@@ -90,6 +97,7 @@ class Row:
     label: str
     change: str  # the row's own overrides
     baseline: bool
+    against: str | None  # the row it is compared to, if not its table's baseline
     args: list[str]
     cfg: Any
     run_dir: Path
@@ -122,9 +130,32 @@ def plan(config: AblationConfig) -> list[Row]:
         label = str(row.get("label") or row["name"])
         change = " ".join(row.get("overrides", []))
         rows.append(
-            Row(row["name"], label, change, bool(row.get("baseline")), args, cfg, run_dir, digest, finished, earlier)
+            Row(
+                row["name"],
+                label,
+                change,
+                bool(row.get("baseline")),
+                row.get("against"),
+                args,
+                cfg,
+                run_dir,
+                digest,
+                finished,
+                earlier,
+            )
         )
     return rows
+
+
+def _measured_alike(config: AblationConfig, earlier: dict[str, Any] | None) -> bool:
+    """A reported row stands for today's only if it was measured the same way (opponent, games, seed)."""
+    if earlier is None:
+        return False
+    return (earlier.get("opponent"), earlier.get("games"), earlier.get("seed")) == (
+        _spec(config.opponent),
+        config.games,
+        config.seed,
+    )
 
 
 def reported_rows(folder: Path) -> dict[tuple[str, str], dict[str, Any]]:
@@ -164,31 +195,34 @@ def run_study(data: dict[str, Any], console: Console) -> int:
 
     config = AblationConfig.from_mapping(data)
     rows = plan(config)
-    todo = [r for r in rows if r.finished is None and r.reported is None]
+    from_data = [r for r in rows if r.finished is None and _measured_alike(config, r.reported)]
+    todo = [r for r in rows if r.finished is None and r not in from_data]
     console.print(
         f"ablation study: {len(rows)} rows, {sum(r.finished is not None for r in rows)} finished runs here, "
-        f"{sum(r.reported is not None for r in rows)} from the report's data, {len(todo)} to train"
+        f"{len(from_data)} from the report's data, {len(todo)} to train"
+        + ("" if config.train else " (train: false: left out)")
     )
     results, missing = [], []
     for i, row in enumerate(rows, 1):
         console.print(f"[bold]row {i}/{len(rows)}[/]: {row.name} ({row.label}), run {row.run_dir}")
-        common = {"name": row.name, "label": row.label, "baseline": row.baseline, "config_sha256": row.digest}
+        common = {"name": row.name, "label": row.label, "baseline": row.baseline, "against": row.against}
+        common["config_sha256"] = row.digest
         common |= {"game": row.cfg.game, "players": row.cfg.players, "change": row.change}
-        if row.finished is None and row.reported is not None:
-            earlier = row.reported
-            if (earlier.get("opponent"), earlier.get("games"), earlier.get("seed")) == (
-                _spec(config.opponent),
-                config.games,
-                config.seed,
-            ):
-                results.append({**earlier, **common, "reused": "report"})
-                console.print(f"  taken from {Path(config.data) / 'rows.json'} (same config, {earlier['finished']})")
-                continue
+        if row in from_data:
+            results.append({**row.reported, **common, "reused": "report"})
+            console.print(f"  taken from {Path(config.data) / 'rows.json'} (same config, {row.reported['finished']})")
+            continue
         if row.finished is None:
-            if not config.train or row.reported is not None:
+            if not config.train:
                 console.print("  no finished run here and not trained (train: false): left out")
                 missing.append(row)
                 continue
+            if (row.run_dir / "checkpoint.pt").is_file():
+                raise RuntimeError(
+                    f"{row.run_dir} holds an unfinished run (checkpoint.pt, no run.json of this config): it may "
+                    f"still be training. Let it finish, continue it with python train.py {' '.join(row.args)} "
+                    f"--resume {row.run_dir / 'checkpoint.pt'}, or delete the folder; then run the study again"
+                )
             console.print(f"[bold]training[/] {row.name}: python train.py {' '.join(row.args)} --overwrite")
             code = train_main([*row.args, "--overwrite"])
             from agents.run_record import read_run_record
@@ -227,13 +261,19 @@ def run_study(data: dict[str, Any], console: Console) -> int:
     return 0
 
 
+def reference(r: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The row ``r`` is compared to: the one it names (``against``), else its table's baseline."""
+    if r.get("against"):
+        return next((b for b in results if b["name"] == r["against"]), None)
+    return next((b for b in results if b["baseline"] and (b["game"], b["players"]) == (r["game"], r["players"])), None)
+
+
 def compare(results: list[dict[str, Any]]) -> None:
-    """Each row's difference to its table's baseline, with a 95% interval (the two win rates'
+    """Each row's difference to the row it is compared to, with a 95% interval (the two win rates'
     standard errors combined: the same deals make it conservative)."""
     for r in results:
-        base = next(
-            (b for b in results if b["baseline"] and (b["game"], b["players"]) == (r["game"], r["players"])), None
-        )
+        base = reference(r, results)
+        r["compared_to"] = base["name"] if base is not None and base is not r else None
         if base is None or base is r:
             r["delta"] = r["delta_low"] = r["delta_high"] = None
             continue
@@ -252,15 +292,19 @@ def _table(r: dict[str, Any]) -> str:
     return game_info(r["game"]).describe_table(r["players"])
 
 
-def _delta(r: dict[str, Any]) -> str:
+def _delta(r: dict[str, Any], results: list[dict[str, Any]]) -> str:
     if r["delta"] is None:
-        return "baseline" if r["baseline"] else ""
-    return f"{100 * r['delta']:+.1f} [{100 * r['delta_low']:+.1f}, {100 * r['delta_high']:+.1f}]"
+        if r["baseline"]:
+            return "baseline"
+        return f"({r['against']}: not here)" if r.get("against") else ""
+    base = next(b for b in results if b["name"] == r["compared_to"])
+    against = "" if base["baseline"] and not r.get("against") else f" vs {base['label']}"
+    return f"{100 * r['delta']:+.1f} [{100 * r['delta_low']:+.1f}, {100 * r['delta_high']:+.1f}]{against}"
 
 
 def study_table(results: list[dict[str, Any]]) -> Table:
     table = Table(title="training ablations: win rate against the opponent on the same deals")
-    for col in ("table", "row", "change", "decisions", "obs", "win rate [95% CI]", "vs baseline, points"):
+    for col in ("table", "row", "change", "decisions", "obs", "win rate [95% CI]", "difference, points"):
         table.add_column(col)
     for r in results:
         table.add_row(
@@ -270,7 +314,7 @@ def study_table(results: list[dict[str, Any]]) -> Table:
             f"{r['decisions'] / 1e6:.1f}M",
             str(r["obs_values"]),
             f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]",
-            _delta(r),
+            _delta(r, results),
         )
     return table
 
@@ -289,7 +333,7 @@ def rows_csv(results: list[dict[str, Any]]) -> str:
         "ci_low",
         "ci_high",
     ]
-    keys += ["delta", "delta_low", "delta_high", "minutes", "reused", "config_sha256"]
+    keys += ["compared_to", "delta", "delta_low", "delta_high", "minutes", "reused", "config_sha256"]
     out = io.StringIO()
     writer = csv.DictWriter(out, keys, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
@@ -323,32 +367,28 @@ def plot_rows(results: list[dict[str, Any]], path: Path, config: AblationConfig)
                 ax.axvline(r["win_rate"], color="grey", linestyle="--", linewidth=1)
         ax.set_yticks(y, [f"{r['label']} ({r['decisions'] / 1e6:.0f}M)" for r in rows], fontsize=8)
         ax.set_title(f"{game_info(game).describe_table(players)}: against {_spec(config.opponent)}", fontsize=9)
-        ax.set_xlabel(f"win rate, {config.games:,} duplicate deals (95% CI)")
+        ax.set_xlabel(f"win rate, {config.games:,} games on duplicate deals (95% CI)")
     fig.tight_layout()
     return save_figure(fig, path)
 
 
 def answer(results: list[dict[str, Any]]) -> list[str]:
-    """Each row against its table's baseline, in words: a difference only where the interval says so."""
+    """Each row against the row it is compared to, in words: a difference only where the interval says so."""
     lines = []
     for r in results:
         if r["delta"] is None:
+            if not r["baseline"]:
+                lines.append(f"- {_table(r)}, {r['label']}: the row it is compared to is not here, no comparison.")
             continue
         lo, hi = 100 * r["delta_low"], 100 * r["delta_high"]
-        verdict = (
-            "**better** than the baseline"
-            if lo > 0
-            else "**worse** than the baseline"
-            if hi < 0
-            else "no difference from the baseline that these games can tell"
-        )
-        base = next(b for b in results if b["baseline"] and (b["game"], b["players"]) == (r["game"], r["players"]))
+        verdict = "**better**" if lo > 0 else "**worse**" if hi < 0 else "no difference that these games can tell"
+        base = next(b for b in results if b["name"] == r["compared_to"])
         lines.append(
             f"- {_table(r)}, {r['label']} ({r['decisions'] / 1e6:.0f}M decisions): {r['win_rate']:.3f} against "
             f"{base['win_rate']:.3f} for '{base['label']}' ({base['decisions'] / 1e6:.0f}M), "
             f"{100 * r['delta']:+.1f} [{lo:+.1f}, {hi:+.1f}] points: {verdict}."
         )
-    return lines or ["- no table has a baseline and another row: nothing to compare yet."]
+    return lines or ["- no row has the row it is compared to here: nothing to compare yet."]
 
 
 def markdown(
@@ -363,12 +403,13 @@ def markdown(
         f"Generated by `{config.command}`; every number below comes from that run. Each row is a training "
         "run (`python train.py --config <config> <change>`, the study's overrides first: "
         f"`{' '.join(config.overrides) or 'none'}`) whose agent then plays `{_spec(config.opponent)}` on the same "
-        f"{config.games:,} duplicate deals (seed {config.seed}, every seating), so the rows of a table differ in "
-        "the recipe only. A finished run of the same config (`runs/.../run.json`, same `config_sha256`) is "
+        f"{config.games:,} games on duplicate deals (seed {config.seed}, every seating), so the rows of a table "
+        "differ in the recipe only. A finished run of the same config (`runs/.../run.json`, same `config_sha256`) is "
         "measured, not trained again; a row with no run on this machine whose config is the one this report's "
         "data holds is taken from that data ('from the data').",
         "",
-        "The 'vs baseline' interval combines the two rows' standard errors; the rows share their deals, which "
+        "Each row is compared to its table's baseline, or to the row it names ('vs ...': a change to that row's "
+        "recipe). The interval combines the two rows' standard errors; the rows share their deals, which "
         "makes it conservative. 'obs' is the observation size the agent was trained on; "
         "`drop_obs=[void_colours, void_draws]` trains today's layout with the public history's inputs hidden "
         "(the network sees zeros there).",
@@ -386,13 +427,14 @@ def markdown(
         out += [
             f"## {game_info(table[0]).describe_table(table[1])}",
             "",
-            "| row | change | decisions | obs | win rate [95% CI] | vs baseline, points [95% CI] | minutes | run |",
+            "| row | change | decisions | obs | win rate [95% CI] | difference, points [95% CI] | minutes | run |",
             "|---|---|---:|---:|---|---|---:|---|",
         ]
         for r in rows:
             out.append(
                 f"| {r['label']} | `{r['change']}` | {r['decisions'] / 1e6:.1f}M | {r['obs_values']} | "
-                f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {_delta(r)} | {r['minutes']:.0f} | "
+                f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {_delta(r, results)} | "
+                f"{r['minutes']:.0f} | "
                 f"{'from the data' if r['reused'] == 'report' else 'measured'} |"
             )
         out.append("")

@@ -51,6 +51,11 @@ def learner_config(config: Any, row: dict[str, Any]) -> Any:
     return load_training_config(Path(config.learner_config), [*args, f"log_dir={config.learner_runs}"]), args
 
 
+def survey_setting(config: Any) -> dict[str, Any]:
+    """What a learner's rates were read from: a row of the data stands for today's only if equal."""
+    return {"games": config.survey_games, "seed": config.seed, "rules": dict(config.rules)}
+
+
 def survey_agents(config: Any, console: Console) -> list[dict[str, Any]]:
     """Part 1: each shipped agent's Wild Draw Four decisions against the base strategy."""
     out = []
@@ -67,19 +72,22 @@ def run_learners(config: Any, console: Console, earlier: dict[tuple[str, str], d
     from train import main as train_main
 
     out = []
+    surveyed = survey_setting(config)
     for row in config.learners:
         cfg, args = learner_config(config, row)
         run_dir = Path(cfg.log_dir) / cfg.run_name
         digest = config_digest(cfg)
         done = read_result(run_dir)
         done = done if done and done.get("config_sha256") == digest and Path(done["agent"]).is_file() else None
-        if done is None and (row["name"], digest) in earlier:
-            console.print(f"learner {row['name']}: taken from the study's data (same config)")
-            out.append({**earlier[(row["name"], digest)], "reused": "data"})
+        data = earlier.get((row["name"], digest))
+        if done is None and data is not None and data.get("survey") == surveyed:
+            console.print(f"learner {row['name']}: taken from the study's data (same config, same survey)")
+            out.append({**data, "reused": "data"})
             continue
         if done is None:
             if not config.train_learners:
                 console.print(f"learner {row['name']}: no finished run and train_learners false: left out")
+                out.append({"name": row["name"], "role": row["role"], "target": row["target"], "missing": True})
                 continue
             command = ["--config", config.learner_config, *args, f"log_dir={config.learner_runs}", "--overwrite"]
             console.print(f"[bold]training[/] learner {row['name']}: python train.py {' '.join(command)}")
@@ -103,6 +111,9 @@ def run_learners(config: Any, console: Console, earlier: dict[tuple[str, str], d
                 "role": row["role"],
                 "target": row["target"],
                 "config_sha256": digest,
+                "survey": surveyed,
+                "players": cfg.players,
+                "imitation_teacher": cfg.imitation_teacher,
                 "decisions": done["decisions"],
                 "imitation_steps": done["imitation_steps"],
                 "minutes": done["minutes"],
@@ -117,7 +128,7 @@ def run_learners(config: Any, console: Console, earlier: dict[tuple[str, str], d
 
 def _rate(r: dict[str, Any] | None) -> str:
     if not r or r["rate"] is None:
-        return "none"
+        return "none of 0"
     return f"{100 * r['rate']:.1f}% [{100 * r['low']:.1f}, {100 * r['high']:.1f}] of {r['n']:,}"
 
 
@@ -183,16 +194,30 @@ def chapter(
             "",
         ]
     out += _agent_findings(agents)
+    missing = [r for r in learners if r.get("missing")]
+    learners = [r for r in learners if not r.get("missing")]
+    if missing:
+        out += [
+            "",
+            "**Not every learner is here** (no finished run, `train_learners: false`): "
+            + ", ".join(f"{r['name']} ({r['role']} against `{_spec(r['target'])}`)" for r in missing)
+            + ".",
+        ]
     if learners:
         first = learners[0]
+        teacher = first.get("imitation_teacher", "heuristic")
+        warm = (
+            f"after a {first['imitation_steps'] / 1e6:.0f}M-decision warm start imitating `{teacher}`"
+            if first["imitation_steps"]
+            else "from scratch"
+        )
         out += [
             "",
             "### Learners that best-respond",
             "",
             f"Each row trains a fresh learner against one target held fixed (`{config.learner_config}` with "
-            f"`{' '.join(config.learner_overrides)}`: {first['decisions'] / 1e6:.1f}M decisions after a "
-            f"{first['imitation_steps'] / 1e6:.0f}M-decision warm start imitating `heuristic`, which never bluffs "
-            "and challenges by the `smart` rule). The *bluffer* rows ask what bluffing rate a learner settles on "
+            f"`{' '.join(config.learner_overrides)}`: {first['decisions'] / 1e6:.1f}M decisions {warm}). "
+            "The *bluffer* rows ask what bluffing rate a learner settles on "
             "against each challenging rule; the *challenger* rows what challenging rate it settles on against "
             "bluffers of each rate. Gain: its win rate against the target minus the fair share, on the "
             "best-response evaluation's duplicate deals; its rates are read from "
@@ -210,35 +235,48 @@ def chapter(
                 f"{_short(p['challenge'])} | {_short(p['challenge_success'])} | {r['minutes']:.0f} |"
             )
         out += ["", *_learner_findings(learners)]
-        compared = against_scripted(learners, cells or [])
+        compared = against_scripted(learners, cells or [], config.base, config.bluffer_challenge)
         if compared:
             out += [
                 "",
                 "Against the scripted chapter: each learner's win rate against its target next to the best "
                 "scripted player in the same seat against the same opponents (the scripted bluffer at its best "
                 "p, or the best challenging rule), 2 players. The two were measured on different deals, so the "
-                "difference's interval combines both standard errors. A learner is a whole player: a difference "
-                "says what learned play is worth against that opponent, of which bluffing or challenging is a part.",
+                "difference's interval combines both standard errors; the best scripted player is the best of "
+                "several noisy estimates, which tilts the comparison a little towards it. A learner is a whole "
+                "player: a difference says what learned play is worth against that opponent, of which bluffing or "
+                "challenging is a part.",
                 "",
                 *compared,
             ]
     return out
 
 
-def _scripted_target(row: dict[str, Any]) -> tuple[str, Any] | None:
+def _scripted_target(row: dict[str, Any], base: str, bluffer_challenge: str) -> tuple[str, Any] | None:
     """('challenge', rule) for a bluffer row against a scripted challenger, ('bluff', p) for a
-    challenger row against a scripted bluffer; None where the scripted chapter has no counterpart."""
+    challenger row against a scripted bluffer; None where the scripted chapter has no counterpart
+    (another policy than the chapter's ``base``, another table than 2 players)."""
+    import inspect
+
+    from agents.registry import policy_class
+
     target = row["target"]
-    if not isinstance(target, dict) or target.get("name") != "heuristic":
+    if not isinstance(target, dict) or target.get("name") != base or row.get("players", 2) != 2:
         return None
+    rule = target.get("challenge", inspect.signature(policy_class("uno", base)).parameters["challenge"].default)
     if row["role"] == "bluffer" and float(target.get("bluff", 0.0)) == 0.0:
-        return ("challenge", target.get("challenge", "smart"))
-    if row["role"] == "challenger" and target.get("challenge", "smart") == "smart" and "bluff" in target:
+        return ("challenge", rule)
+    if row["role"] == "challenger" and rule == bluffer_challenge and "bluff" in target:
         return ("bluff", float(target["bluff"]))
     return None
 
 
-def against_scripted(learners: list[dict[str, Any]], cells: list[dict[str, Any]]) -> list[str]:
+def against_scripted(
+    learners: list[dict[str, Any]],
+    cells: list[dict[str, Any]],
+    base: str = "heuristic",
+    bluffer_challenge: str = "smart",
+) -> list[str]:
     """Each learner next to the scripted chapter's best player in its seat, in words."""
     import math
 
@@ -246,7 +284,7 @@ def against_scripted(learners: list[dict[str, Any]], cells: list[dict[str, Any]]
 
     lines = []
     for r in learners:
-        kind = _scripted_target(r)
+        kind = _scripted_target(r, base, bluffer_challenge)
         same = [c for c in cells if c["players"] == 2 and kind and c[kind[0]] == kind[1]]
         if not same:
             if r["role"] == "bluffer":

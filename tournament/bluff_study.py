@@ -81,7 +81,12 @@ class BluffStudyConfig:
             check_spec("uno", row["policy"], config.rules)
         check_learners(config.learners)
         for row in config.learners:
-            learner_config(config, row)  # the recipe, the overrides and the target, checked
+            cfg, _ = learner_config(config, row)  # the recipe, the overrides and the target, checked
+            if dict(cfg.rules) != dict(config.rules):
+                raise ValueError(
+                    f"learner {row['name']}: it trains under rules {dict(cfg.rules)} ({config.learner_config} and "
+                    f"learner_overrides) but the study plays {dict(config.rules)}: give both the same rules"
+                )
         return config
 
     def cells(self) -> list[TournamentConfig]:
