@@ -71,7 +71,9 @@ def _config(tmp_path: Path, **kw) -> dict:
 def test_the_study_trains_reuses_finished_runs_and_falls_back_on_its_data(tmp_path):
     console = Console(width=200, record=True)
     assert run_study(_config(tmp_path), console) == 0
-    assert "0 finished runs here, 0 from the report's data, 2 to train" in console.export_text()
+    printed = console.export_text()
+    assert "0 finished runs here, 0 from the report's data, 2 to train" in printed
+    assert "drop_obs=[void_colours]" in printed  # a change is printed as it is, not read as console markup
     rows = json.loads((tmp_path / "data" / "rows.json").read_text())["rows"]
     assert [r["name"] for r in rows] == ["base", "hidden"] and all(r["games"] >= 200 for r in rows)
     assert rows[0]["delta"] is None and rows[1]["delta_low"] < rows[1]["delta"] < rows[1]["delta_high"]

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from envs.core import dataclass_from_mapping
@@ -180,7 +181,7 @@ def measure(config: AblationConfig, row: Row, agent: str, console: Console) -> d
 
     saved = torch.load(agent, map_location="cpu", weights_only=False)
     cfg = dataclasses.replace(row.cfg, eval_opponents=[config.opponent])
-    console.print(f"  {row.label}: against {spec_label(config.opponent)}, {config.games:,} games")
+    console.print(escape(f"  {row.label}: against {spec_label(config.opponent)}, {config.games:,} games"))
     result = evaluate_policy(cfg, {"name": "agent", "checkpoint": agent}, seed=config.seed, games=config.games)[0]
     return {
         **{k: result[k] for k in ("games", "win_rate", "ci_low", "ci_high")},
@@ -204,7 +205,7 @@ def run_study(data: dict[str, Any], console: Console) -> int:
     )
     results, missing = [], []
     for i, row in enumerate(rows, 1):
-        console.print(f"[bold]row {i}/{len(rows)}[/]: {row.name} ({row.label}), run {row.run_dir}")
+        console.print(f"[bold]row {i}/{len(rows)}[/]: " + escape(f"{row.name} ({row.label}), run {row.run_dir}"))
         common = {"name": row.name, "label": row.label, "baseline": row.baseline, "against": row.against}
         common["config_sha256"] = row.digest
         common |= {"game": row.cfg.game, "players": row.cfg.players, "change": row.change}
@@ -223,7 +224,9 @@ def run_study(data: dict[str, Any], console: Console) -> int:
                     f"still be training. Let it finish, continue it with python train.py {' '.join(row.args)} "
                     f"--resume {row.run_dir / 'checkpoint.pt'}, or delete the folder; then run the study again"
                 )
-            console.print(f"[bold]training[/] {row.name}: python train.py {' '.join(row.args)} --overwrite")
+            console.print(
+                "[bold]training[/] " + escape(f"{row.name}: python train.py {' '.join(row.args)} --overwrite")
+            )
             code = train_main([*row.args, "--overwrite"])
             from agents.run_record import read_run_record
 
@@ -309,8 +312,8 @@ def study_table(results: list[dict[str, Any]]) -> Table:
     for r in results:
         table.add_row(
             _table(r),
-            r["label"],
-            r["change"] or "(the config as it is)",
+            escape(r["label"]),
+            escape(r["change"] or "(the config as it is)"),
             f"{r['decisions'] / 1e6:.1f}M",
             str(r["obs_values"]),
             f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]",

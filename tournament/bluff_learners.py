@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from tournament.learned_bluffing import summarise, survey
 
@@ -90,7 +91,7 @@ def run_learners(config: Any, console: Console, earlier: dict[tuple[str, str], d
                 out.append({"name": row["name"], "role": row["role"], "target": row["target"], "missing": True})
                 continue
             command = ["--config", config.learner_config, *args, f"log_dir={config.learner_runs}", "--overwrite"]
-            console.print(f"[bold]training[/] learner {row['name']}: python train.py {' '.join(command)}")
+            console.print("[bold]training[/] " + escape(f"learner {row['name']}: python train.py {' '.join(command)}"))
             code = train_main(command)
             done = read_result(run_dir)
             if code != 0 or done is None or done.get("config_sha256") != digest:
