@@ -5,7 +5,7 @@ intervals from the number of games each evaluation played.
 ``train.py`` draws ``runs/<name>/curve.png`` at the end of every run that evaluates; the
 README's curves of the shipped agents are made from their runs by::
 
-    python -m agents.training_curves runs/uno_2p_ppo runs/uno_4p_ppo runs/tricks_ppo --out docs/training/curves.png
+    python -m agents.training_curves runs/ablate/history_30m runs/uno_4p_ppo --out docs/training/curves.png
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ PREFIX = "eval/win_rate_vs_"
 def read_curve(run_dir: str | Path) -> dict[str, Any]:
     """``{"name", "game", "players", "curves": {opponent: [{decisions, win_rate, ci_low, ci_high, games}]}}``
     of one run: the evaluations in its TensorBoard logs, games from its config (``run.json``,
-    else the TensorBoard hyper-parameters), the last point on ``final_eval_games``."""
+    else the TensorBoard hyper-parameters), a finished run's last point on ``final_eval_games``."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     from tournament.stats import wilson
@@ -32,35 +32,39 @@ def read_curve(run_dir: str | Path) -> dict[str, Any]:
     run_dir = Path(run_dir)
     logs = EventAccumulator(str(run_dir), size_guidance={"scalars": 0, "tensors": 0})
     logs.Reload()
-    config = _config(run_dir, logs)
+    config, finished_at = _config(run_dir, logs)
     games, final = int(config.get("eval_games", 0)), int(config.get("final_eval_games", 0) or 0)
     curves = {}
     for tag in logs.Tags().get("scalars", []):
         if not tag.startswith(PREFIX):
             continue
-        events = logs.Scalars(tag)
+        # one point per step, the latest written: a run resumed from an older checkpoint logs
+        # the evaluations after it again
+        by_step = {int(e.step): float(e.value) for e in sorted(logs.Scalars(tag), key=lambda e: e.wall_time)}
         points = []
-        for i, e in enumerate(events):
-            n = final if (final and i == len(events) - 1) else games
-            low, high = wilson(e.value * n, n) if n else (e.value, e.value)
-            points.append(
-                {"decisions": int(e.step), "win_rate": float(e.value), "ci_low": low, "ci_high": high, "games": n}
-            )
+        for step, value in sorted(by_step.items()):
+            n = final if (final and step == finished_at) else games  # the final evaluation of a finished run
+            low, high = wilson(value * n, n) if n else (value, value)
+            points.append({"decisions": step, "win_rate": value, "ci_low": low, "ci_high": high, "games": n})
         curves[tag[len(PREFIX) :]] = points
     return {"name": run_dir.name, "game": config.get("game"), "players": config.get("players"), "curves": curves}
 
 
-def _config(run_dir: Path, logs: Any) -> dict[str, Any]:
-    try:
-        return json.loads((run_dir / "run.json").read_text())["config"]
-    except (OSError, ValueError, KeyError):
-        pass
+def _config(run_dir: Path, logs: Any) -> tuple[dict[str, Any], int | None]:
+    """The run's config and, if it finished (``run.json``), the decisions of its final evaluation;
+    a run still going (or one with its TensorBoard logs only) has none: its last point is an
+    ordinary evaluation on ``eval_games``."""
+    from agents.run_record import read_run_record
+
+    record = read_run_record(run_dir)
+    if record is not None and isinstance(record.get("config"), dict):
+        return record["config"], int(record["decisions"])
     import ast
 
     try:
         text = logs.Tensors("hyperparameters/text_summary")[0].tensor_proto.string_val[0].decode()
     except (KeyError, IndexError):
-        return {}
+        return {}, None
     out = {}
     for line in text.split("\n")[2:]:
         parts = line.split("|")
@@ -69,7 +73,7 @@ def _config(run_dir: Path, logs: Any) -> dict[str, Any]:
                 out[parts[1]] = ast.literal_eval(parts[2])
             except (ValueError, SyntaxError):
                 out[parts[1]] = parts[2]
-    return out
+    return out, None
 
 
 def plot_runs(runs: list[dict[str, Any]], path: Path, labels: list[str] | None = None) -> Path:
