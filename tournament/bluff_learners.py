@@ -19,6 +19,7 @@ that data (``runs/`` is not committed): a fresh clone regenerates the chapter wi
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -237,6 +238,8 @@ def chapter(
             )
         out += ["", *_learner_findings(learners)]
         compared = against_scripted(learners, cells or [], config.base, config.bluffer_challenge)
+        comparisons = scripted_comparisons(learners, cells or [], config.base, config.bluffer_challenge)
+        out += ["", "### In short", "", *learned_answer(agents, learners, comparisons, config.survey_games)]
         if compared:
             out += [
                 "",
@@ -272,6 +275,55 @@ def _scripted_target(row: dict[str, Any], base: str, bluffer_challenge: str) -> 
     return None
 
 
+def scripted_comparisons(
+    learners: list[dict[str, Any]],
+    cells: list[dict[str, Any]],
+    base: str = "heuristic",
+    bluffer_challenge: str = "smart",
+) -> list[dict[str, Any]]:
+    """Each learner with a counterpart in the scripted chapter, next to the best scripted player
+    in its seat: the learner's rate, both win rates, the difference and its 95% interval, and
+    the verdict (``better``, ``worse`` or ``same``)."""
+    import math
+
+    from tournament.stats import Z95
+
+    out = []
+    for r in learners:
+        kind = _scripted_target(r, base, bluffer_challenge)
+        same = [c for c in cells if c["players"] == 2 and kind and c[kind[0]] == kind[1]]
+        if not same:
+            continue
+        if kind[0] == "challenge":  # the learner sits where the scripted bluffer sat
+            best = max(same, key=lambda c: c["win_rate"])
+            scripted, who = best["win_rate"], f"the scripted bluffer at p={best['bluff']:g}"
+            what = f"bluffs in {_rate(r['play']['bluff'])} of its chances"
+        else:  # the learner sits where the challengers sat: their share is what the bluffer does not win
+            best = min(same, key=lambda c: c["win_rate"])
+            scripted, who = 1 - best["win_rate"], f"the `{best['challenge']}` rule"
+            what = f"challenges {_rate(r['play']['challenge'])} of the Wild Draw Fours it faces"
+        se = math.hypot(
+            math.sqrt(scripted * (1 - scripted) / best["games"]),
+            math.sqrt(r["win_rate"] * (1 - r["win_rate"]) / r["games"]),
+        )
+        d = r["win_rate"] - scripted
+        lo, hi = d - Z95 * se, d + Z95 * se
+        verdict = "better" if lo > 0 else "worse" if hi < 0 else "same"
+        out.append(
+            {
+                "learner": r,
+                "scripted": scripted,
+                "who": who,
+                "what": what,
+                "d": d,
+                "lo": lo,
+                "hi": hi,
+                "verdict": verdict,
+            }
+        )
+    return out
+
+
 def against_scripted(
     learners: list[dict[str, Any]],
     cells: list[dict[str, Any]],
@@ -279,15 +331,16 @@ def against_scripted(
     bluffer_challenge: str = "smart",
 ) -> list[str]:
     """Each learner next to the scripted chapter's best player in its seat, in words."""
-    import math
-
-    from tournament.stats import Z95
-
+    compared = {id(c["learner"]): c for c in scripted_comparisons(learners, cells, base, bluffer_challenge)}
+    words = {
+        "better": "learned play does **better**",
+        "worse": "learned play does **worse**",
+        "same": "no measurable difference",
+    }
     lines = []
     for r in learners:
-        kind = _scripted_target(r, base, bluffer_challenge)
-        same = [c for c in cells if c["players"] == 2 and kind and c[kind[0]] == kind[1]]
-        if not same:
+        c = compared.get(id(r))
+        if c is None:
             if r["role"] == "bluffer":
                 lines.append(
                     f"- As the bluffer against `{_spec(r['target'])}`: the scripted chapter has no counterpart; "
@@ -295,32 +348,78 @@ def against_scripted(
                     f"{100 * r['gain']:+.1f} [{100 * r['gain_low']:+.1f}, {100 * r['gain_high']:+.1f}] points."
                 )
             continue
-        if kind[0] == "challenge":  # the learner sits where the scripted bluffer sat
-            best = max(same, key=lambda c: c["win_rate"])
-            scripted, games, who = best["win_rate"], best["games"], f"the scripted bluffer at p={best['bluff']:g}"
-            learned = r["play"]["bluff"]
-            what = f"bluffs in {_rate(learned)} of its chances"
-        else:  # the learner sits where the challengers sat: their share is what the bluffer does not win
-            best = min(same, key=lambda c: c["win_rate"])
-            scripted, games, who = 1 - best["win_rate"], best["games"], f"the `{best['challenge']}` rule"
-            learned = r["play"]["challenge"]
-            what = f"challenges {_rate(learned)} of the Wild Draw Fours it faces"
-        se = math.hypot(
-            math.sqrt(scripted * (1 - scripted) / games), math.sqrt(r["win_rate"] * (1 - r["win_rate"]) / r["games"])
+        lines.append(
+            f"- As the {r['role']} against `{_spec(r['target'])}`: the learner {c['what']} and wins "
+            f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]; {c['who']}, the best scripted choice "
+            f"there, wins {c['scripted']:.3f}: {100 * c['d']:+.1f} [{100 * c['lo']:+.1f}, {100 * c['hi']:+.1f}] "
+            f"points, {words[c['verdict']]}."
         )
-        d = r["win_rate"] - scripted
-        lo, hi = d - Z95 * se, d + Z95 * se
-        verdict = (
-            "learned play does **better**"
-            if lo > 0
-            else "learned play does **worse**"
-            if hi < 0
-            else "no measurable difference"
+    return lines
+
+
+def learned_answer(
+    agents: list[dict[str, Any]],
+    learners: list[dict[str, Any]],
+    comparisons: list[dict[str, Any]],
+    survey_games: int,
+) -> list[str]:
+    """The chapter's answer in plain words, computed from its numbers: does bluffing pay for
+    learned play, what do learners settle on, and where that differs from the scripted chapter."""
+    lines = []
+    for a in agents:
+        honest = "an honest player" if a["bluff"]["rate"] < 0.01 else "a bluffer"
+        lines.append(
+            f"- The shipped {a['label']} is {honest}: it bluffs in {_rate(a['bluff'])} of its chances "
+            f"and challenges {_rate(a['challenge'])} Wild Draw Fours."
+        )
+    bluffers = [r for r in learners if r["role"] == "bluffer"]
+    if bluffers:
+        top = max(bluffers, key=lambda r: r["play"]["bluff"]["rate"])
+        settled = top["play"]["bluff"]["rate"] >= 0.05
+        lines.append(
+            (
+                "- **A learner settles on bluffing** where it pays: the highest rate, "
+                if settled
+                else "- **Bluffing does not pay for learned play either.** No learner trained as the bluffer "
+                "settles on bluffing: the highest rate, "
+            )
+            + f"against `{_spec(top['target'])}`, is {_rate(top['play']['bluff'])} of its chances, and its gain "
+            f"there is {100 * top['gain']:+.1f} [{100 * top['gain_low']:+.1f}, {100 * top['gain_high']:+.1f}] points."
+        )
+    challengers = sorted(
+        (r for r in learners if r["role"] == "challenger" and "bluff" in r["target"]),
+        key=lambda r: float(r["target"]["bluff"]),
+    )
+    if len(challengers) > 1:
+        rates = [r["play"]["challenge"]["rate"] for r in challengers]
+        per_game = sum(r["play"]["challenge"]["n"] for r in challengers) / (len(challengers) * survey_games)
+        steady = all(b >= a for a, b in itertools.pairwise(rates))
+        listed = ", ".join(
+            f"{100 * r['play']['challenge']['rate']:.0f}% at p={float(r['target']['bluff']):g}" for r in challengers
         )
         lines.append(
-            f"- As the {r['role']} against `{_spec(r['target'])}`: the learner {what} and wins {r['win_rate']:.3f} "
-            f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]; {who}, the best scripted choice there, wins {scripted:.3f}: "
-            f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] points, {verdict}."
+            f"- Learned challengers challenge {listed} of the Wild Draw Fours they face"
+            + (
+                ": more often as the bluffer bluffs more, as the scripted chapter's best rules do."
+                if steady
+                else ": not rising with the bluffer's rate, so at this budget they have not settled on a rule "
+                f"(a learner meets {per_game:.2f} challenge decisions per game, few next to its other decisions)."
+            )
+        )
+    if comparisons:
+        counts = {v: sum(c["verdict"] == v for c in comparisons) for v in ("better", "same", "worse")}
+        worst = min(comparisons, key=lambda c: c["d"])
+        lines.append(
+            f"- Against the scripted chapter's best choice in the same seat: {counts['better']} of "
+            f"{len(comparisons)} learners do measurably better, {counts['same']} no differently, "
+            f"{counts['worse']} worse (the largest gap: {100 * worst['d']:+.1f} "
+            f"[{100 * worst['lo']:+.1f}, {100 * worst['hi']:+.1f}] points, as the {worst['learner']['role']} "
+            f"against `{_spec(worst['learner']['target'])}`). "
+            + (
+                "The scripted chapter's answer stands for learned play."
+                if not counts["better"]
+                else "Where a learner does better, learned play finds more than the scripted rules."
+            )
         )
     return lines
 
