@@ -30,8 +30,16 @@ from envs.games import game_module
 class Collector:
     """``num_games`` games of ``cfg.game`` stepped together, and who plays each of them."""
 
-    def __init__(self, cfg: Any, net: nn.Module, rng: np.random.Generator, device: torch.device) -> None:
+    def __init__(
+        self,
+        cfg: Any,
+        net: nn.Module,
+        rng: np.random.Generator,
+        device: torch.device,
+        critic: nn.Module | None = None,
+    ) -> None:
         self.cfg, self.net, self.rng, self.device = cfg, net, rng, device
+        self.critic = critic  # an oracle critic (agents.oracle_critic): the values of the rollout are its
         module = game_module(cfg.game)
         self.engine = module.Engine(cfg.num_games, cfg.players, module.Rules.from_dict(cfg.rules), seed=cfg.seed)
         self.pool = OpponentPool(cfg.game, cfg.opponents, cfg.rules, cfg.pool_size, rng)
@@ -65,23 +73,41 @@ class Collector:
         self.episode_length[games] = 0
 
     # ------------------------------------------------------------------ acting
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The network's sampled actions, their log-probabilities and the values of these views."""
+    def act(self, obs: np.ndarray, mask: np.ndarray, hidden: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The network's sampled actions, their log-probabilities and the values of these views
+        (the oracle critic's, given the hidden hands, where there is one)."""
         with torch.no_grad():
             logits, value = self.net(
                 torch.as_tensor(obs, device=self.device), torch.as_tensor(mask, device=self.device)
             )
             logp_all = torch.log_softmax(logits, dim=-1).cpu().numpy()
         actions = sample_masked(logp_all, mask, self.rng)
-        return actions, logp_all[np.arange(actions.size), actions], value.cpu().numpy()
+        if self.critic is not None:
+            value = self.values(obs, hidden)
+        else:
+            value = value.cpu().numpy()
+        return actions, logp_all[np.arange(actions.size), actions], value
+
+    def values(self, obs: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+        """The critic's values of these views: the oracle critic's, else the network's value head."""
+        with torch.no_grad():
+            o = torch.as_tensor(obs, device=self.device)
+            if self.critic is None:
+                return self.net.value(o).cpu().numpy()
+            return self.critic(o, torch.as_tensor(hidden, device=self.device)).cpu().numpy()
+
+    def hidden_hands(self, seats: np.ndarray | int | None = None) -> np.ndarray:
+        """What the oracle critic sees beyond the view (``[B, 0]`` without one)."""
+        if self.critic is None:
+            return np.zeros((self.cfg.num_games, 0), np.float32)
+        return self.engine.hidden_hands(seats)
 
     def values_of_every_seat(self) -> np.ndarray:
         """``[B, P]``: each seat's value of the current state, from its own view."""
         out = np.zeros((self.cfg.num_games, self.cfg.players), np.float32)
-        with torch.no_grad():
-            for seat in range(self.cfg.players):
-                obs, _ = self.engine.observe(seats=seat)
-                out[:, seat] = self.net.value(torch.as_tensor(obs, device=self.device)).cpu().numpy()
+        for seat in range(self.cfg.players):
+            obs, _ = self.engine.observe(seats=seat)
+            out[:, seat] = self.values(obs, self.hidden_hands(seat))
         self.engine.observe()  # leave the engine's cached mask as the players to act see it
         return out
 
@@ -92,7 +118,8 @@ class Collector:
         and the rollout records its actions with the network's values."""
         cfg, eng = self.cfg, self.engine
         T, B, P = cfg.num_steps, cfg.num_games, cfg.players
-        ro = Rollout.empty(T, B, P, self.obs.shape[1], self.mask.shape[1])
+        hidden = self.hidden_hands()
+        ro = Rollout.empty(T, B, P, self.obs.shape[1], self.mask.shape[1], hidden.shape[1])
         ar = np.arange(B)
         for t in range(T):
             seat = eng.current_player.copy()
@@ -101,18 +128,20 @@ class Collector:
             actions = np.zeros(B, np.int64)
             if teacher is not None:
                 actions[:] = teacher(self.obs, self.mask)
-                with torch.no_grad():
-                    ro.value[t] = self.net.value(torch.as_tensor(self.obs, device=self.device)).cpu().numpy()
+                ro.value[t] = self.values(self.obs, hidden)
             elif rows.size:
-                actions[rows], ro.logp[t, rows], ro.value[t, rows] = self.act(self.obs[rows], self.mask[rows])
+                actions[rows], ro.logp[t, rows], ro.value[t, rows] = self.act(
+                    self.obs[rows], self.mask[rows], hidden[rows]
+                )
             others = (~learning).nonzero()[0]
             if others.size:
                 actions[others] = self.pool.act(self.obs[others], self.mask[others], self.opponent[others])
-            ro.obs[t], ro.mask[t], ro.action[t] = self.obs, self.mask, actions
+            ro.obs[t], ro.hidden[t], ro.mask[t], ro.action[t] = self.obs, hidden, self.mask, actions
             ro.learning[t], ro.seat[t] = learning, seat
             self.obs, self.mask, reward, done = eng.step(actions)
             ro.reward[t], ro.done[t] = reward, done
             self._count_episodes(ro, reward, done)
+            hidden = self.hidden_hands()
         ro.last_value = self.values_of_every_seat()
         return ro
 

@@ -18,9 +18,15 @@ from agents.rollout import minibatches
 
 
 def imitation_epochs(
-    net: nn.Module, optimizer: torch.optim.Optimizer, b: dict[str, torch.Tensor], cfg: Any, rng: np.random.Generator
+    net: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    b: dict[str, torch.Tensor],
+    cfg: Any,
+    rng: np.random.Generator,
+    critic: nn.Module | None = None,
 ) -> dict[str, float]:
-    """``imitation_epochs`` passes over the teacher's samples ``b`` (``agents.rollout.learning_samples``)."""
+    """``imitation_epochs`` passes over the teacher's samples ``b`` (``agents.rollout.learning_samples``);
+    an oracle ``critic`` learns the returns too."""
     hits, losses = [], []
     for _epoch in range(cfg.imitation_epochs):
         for idx in minibatches(b["obs"].shape[0], cfg.num_minibatches, rng, b["obs"].device):
@@ -28,9 +34,13 @@ def imitation_epochs(
             logp_all, _ = masked_log_probs(logits, b["mask"][idx])
             ce = -logp_all.gather(1, b["action"][idx, None]).mean()
             loss = ce + cfg.vf_coef * 0.5 * ((value - b["ret"][idx]) ** 2).mean()
+            if critic is not None:
+                oracle = critic(b["obs"][idx], b["hidden"][idx])
+                loss = loss + cfg.vf_coef * 0.5 * ((oracle - b["ret"][idx]) ** 2).mean()
             optimizer.zero_grad()
             loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            params = [*net.parameters(), *(critic.parameters() if critic is not None else [])]
+            nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
             optimizer.step()
             hits.append((logits.argmax(1) == b["action"][idx]).float().mean().item())
             losses.append(ce.item())

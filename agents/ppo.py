@@ -30,18 +30,28 @@ from torch import nn, optim
 from agents.collector import Collector
 from agents.imitation import imitation_epochs
 from agents.network import ActorCritic, masked_log_probs
+from agents.oracle_critic import OracleCritic
 from agents.ppo_config import BACKENDS, EVAL_OPPONENTS, PPOConfig, resolve_device
 from agents.rollout import Rollout, learning_samples, minibatches, multi_seat_gae
 from agents.training_checkpoint import restore_trainer, trainer_state
+from envs.cards import NUM_CARD_TYPES
 from envs.games import game_module
 
 __all__ = ["BACKENDS", "EVAL_OPPONENTS", "PPOConfig", "PPOTrainer", "ppo_epochs", "ppo_loss", "resolve_device"]
 
 
 def ppo_loss(
-    net: nn.Module, b: dict[str, torch.Tensor], idx: torch.Tensor, cfg: PPOConfig
+    net: nn.Module,
+    b: dict[str, torch.Tensor],
+    idx: torch.Tensor,
+    cfg: PPOConfig,
+    critic: nn.Module | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """The clipped PPO objective on minibatch ``idx`` of the samples ``b``: the loss and its parts."""
+    """The clipped PPO objective on minibatch ``idx`` of the samples ``b``: the loss and its parts.
+
+    With an oracle ``critic`` (``critic: oracle``) the clipped value loss is the critic's, whose
+    values made the advantages; the network's own value head learns the same returns as well
+    (plain squared error), so an exported agent still carries a value of its view."""
     logits, value = net(b["obs"][idx], b["mask"][idx])
     logp_all, entropy = masked_log_probs(logits, b["mask"][idx])
     new_logp = logp_all.gather(1, b["action"][idx, None]).squeeze(1)
@@ -55,6 +65,10 @@ def ppo_loss(
         a = (a - a.mean()) / (a.std() + 1e-8)
     pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
     old_value, ret = b["value"][idx], b["ret"][idx]
+    view_loss = None
+    if critic is not None:
+        view_loss = 0.5 * ((value - ret) ** 2).mean()
+        value = critic(b["obs"][idx], b["hidden"][idx])
     if cfg.clip_vloss:
         v_clipped = old_value + (value - old_value).clamp(-cfg.clip_coef, cfg.clip_coef)
         v_loss = 0.5 * torch.max((value - ret) ** 2, (v_clipped - ret) ** 2).mean()
@@ -63,28 +77,38 @@ def ppo_loss(
     entropy_loss = entropy.mean()
     loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
     parts = {"policy": pg_loss, "value": v_loss, "entropy": entropy_loss, "kl": approx_kl, "clipfrac": clipfrac}
+    if view_loss is not None:
+        loss = loss + cfg.vf_coef * view_loss
+        parts["view_value"] = view_loss
     return loss, parts
 
 
 def ppo_epochs(
-    net: nn.Module, optimizer: optim.Optimizer, b: dict[str, torch.Tensor], cfg: PPOConfig, rng: np.random.Generator
+    net: nn.Module,
+    optimizer: optim.Optimizer,
+    b: dict[str, torch.Tensor],
+    cfg: PPOConfig,
+    rng: np.random.Generator,
+    critic: nn.Module | None = None,
 ) -> dict[str, float]:
     """``update_epochs`` passes of minibatch steps over one rollout's samples (stopping early
     past ``target_kl``); the last minibatch's loss parts and the mean clip fraction."""
     clipfracs = []
+    params = [*net.parameters(), *(critic.parameters() if critic is not None else [])]
     for _epoch in range(cfg.update_epochs):
         for idx in minibatches(b["obs"].shape[0], cfg.num_minibatches, rng, b["obs"].device):
-            loss, parts = ppo_loss(net, b, idx, cfg)
+            loss, parts = ppo_loss(net, b, idx, cfg, critic)
             optimizer.zero_grad()
             loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
             optimizer.step()
             clipfracs.append(parts["clipfrac"].item())
         if cfg.target_kl is not None and parts["kl"].item() > cfg.target_kl:
             break
     y_pred, y_true = b["value"].cpu().numpy(), b["ret"].cpu().numpy()
     var_y = np.var(y_true)
-    return {
+    extra = {"losses/view_value_loss": parts["view_value"].item()} if "view_value" in parts else {}
+    return extra | {
         "losses/value_loss": parts["value"].item(),
         "losses/policy_loss": parts["policy"].item(),
         "losses/entropy": parts["entropy"].item(),
@@ -106,8 +130,13 @@ class PPOTrainer:
         self.device = resolve_device(cfg.device)
         self.rng = np.random.default_rng(cfg.seed)  # the run's one random stream
         self.net = ActorCritic.for_game(cfg.game, cfg.rules, cfg.hidden, cfg.drop_obs).to(self.device)
-        self.optimizer = optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
-        self.collector = Collector(cfg, self.net, self.rng, self.device)
+        self.critic = None  # the oracle critic (critic: oracle), training only
+        if cfg.critic == "oracle":
+            hands = (cfg.players - 1) * NUM_CARD_TYPES  # both games keep hands as counts per card type
+            self.critic = OracleCritic(self.net.obs_scale, hands, cfg.hidden).to(self.device)
+        params = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else [])]
+        self.optimizer = optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
+        self.collector = Collector(cfg, self.net, self.rng, self.device, self.critic)
         self.update_count = 0
         self.global_step = 0  # decisions of every seat
 
@@ -125,7 +154,7 @@ class PPOTrainer:
         """One warm-start iteration: the teacher plays a rollout, the network learns from it."""
         ro = self.collector.collect(teacher)
         b = learning_samples(ro, *multi_seat_gae(ro, self.cfg.gamma, self.cfg.gae_lambda), self.device)
-        return imitation_epochs(self.net, self.optimizer, b, self.cfg, self.rng)
+        return imitation_epochs(self.net, self.optimizer, b, self.cfg, self.rng, self.critic)
 
     def update(self, collect: Callable[[], Rollout] | None = None) -> dict[str, float]:
         """One PPO iteration: collect, compute advantages, optimise. Returns what to log.
@@ -141,7 +170,7 @@ class PPOTrainer:
         ro = (collect or self.collect)()
         collect_time = time.perf_counter() - start
         b = learning_samples(ro, *multi_seat_gae(ro, cfg.gamma, cfg.gae_lambda), self.device)
-        stats = ppo_epochs(self.net, self.optimizer, b, cfg, self.rng)
+        stats = ppo_epochs(self.net, self.optimizer, b, cfg, self.rng, self.critic)
         self.update_count += 1
         if cfg.snapshot_every and self.update_count % cfg.snapshot_every == 0 and cfg.pool_size:
             self.collector.pool.add_snapshot(self.net, self.rng)

@@ -16,6 +16,9 @@ from envs.core import dataclass_from_mapping, shown_value
 from envs.games import GAMES, game_module
 
 BACKENDS = ("local", "ray")
+#: What the critic sees: the player's view (the actor-critic's own value head), or the view and
+#: every hidden hand (an asymmetric critic, training only: agents.oracle_critic).
+CRITICS = ("view", "oracle")
 
 
 #: (key, lower test, upper test, what is allowed): the numbers PPO's maths takes.
@@ -81,6 +84,7 @@ class PPOConfig:
     drop_obs: list[str] = dataclasses.field(
         default_factory=list
     )  # observation fields the network never sees (ablations)
+    critic: str = "view"  # view | oracle: advantages from a critic that also sees the hidden hands (training only)
     # PPO
     learning_rate: float = 2.5e-4  # Adam's step size
     anneal_lr: bool = True  # linearly to 0 over total_steps
@@ -125,6 +129,7 @@ class PPOConfig:
         "num_steps",
         "hidden",
         "drop_obs",
+        "critic",
         "target",
         "opponents",
         "pool_size",
@@ -151,6 +156,10 @@ class PPOConfig:
         module.Rules.from_dict(self.rules).check_players(self.players)
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.critic not in CRITICS:
+            raise ValueError(f"critic must be one of {', '.join(CRITICS)}, got {self.critic!r}")
+        if self.critic == "oracle" and self.backend != "local":
+            raise ValueError("critic: oracle collects with the local backend only (the Ray actors have no critic)")
         for name, (low, high) in INTEGER_RANGES.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 #: The fields laid out ``[T, B, ...]`` (joined along the games axis B).
-TIME_MAJOR = ("obs", "mask", "action", "logp", "value", "learning", "seat", "reward", "done")
+TIME_MAJOR = ("obs", "hidden", "mask", "action", "logp", "value", "learning", "seat", "reward", "done")
 #: The finished episodes' lists (pool games only: the learner's return, length and win).
 EPISODE_KEYS = ("return", "length", "win")
 
@@ -27,6 +27,7 @@ class Rollout:
     """Every decision of ``num_steps`` steps in ``num_games`` games, learning seats or not."""
 
     obs: np.ndarray  # float32 [T, B, obs]: the view of the player to act
+    hidden: np.ndarray  # float32 [T, B, K]: the other seats' hands, for an oracle critic (K = 0 without one)
     mask: np.ndarray  # bool [T, B, A]: its legal actions
     action: np.ndarray  # int64 [T, B]: the action taken
     logp: np.ndarray  # float32 [T, B]: its log-probability under the network (learning seats)
@@ -39,10 +40,13 @@ class Rollout:
     episodes: dict[str, list] = dataclasses.field(default_factory=lambda: {k: [] for k in EPISODE_KEYS})
 
     @classmethod
-    def empty(cls, steps: int, games: int, players: int, obs_size: int, num_actions: int) -> Rollout:
+    def empty(
+        cls, steps: int, games: int, players: int, obs_size: int, num_actions: int, hidden_size: int = 0
+    ) -> Rollout:
         T, B = steps, games
         return cls(
             obs=np.zeros((T, B, obs_size), np.float32),
+            hidden=np.zeros((T, B, hidden_size), np.float32),
             mask=np.zeros((T, B, num_actions), bool),
             action=np.zeros((T, B), np.int64),
             logp=np.zeros((T, B), np.float32),
@@ -102,9 +106,9 @@ def learning_samples(
     ro: Rollout, adv: np.ndarray, ret: np.ndarray, device: torch.device | str = "cpu"
 ) -> dict[str, torch.Tensor]:
     """The learning seats' decisions of a rollout as flat tensors on the device:
-    ``obs``, ``mask``, ``action``, ``logp``, ``value``, ``adv``, ``ret``."""
+    ``obs``, ``hidden``, ``mask``, ``action``, ``logp``, ``value``, ``adv``, ``ret``."""
     pick = ro.learning
-    arrays: dict[str, Any] = {k: getattr(ro, k) for k in ("obs", "mask", "action", "logp", "value")}
+    arrays: dict[str, Any] = {k: getattr(ro, k) for k in ("obs", "hidden", "mask", "action", "logp", "value")}
     arrays |= {"adv": adv, "ret": ret}
     return {k: torch.as_tensor(a[pick], device=device) for k, a in arrays.items()}
 

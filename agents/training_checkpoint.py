@@ -9,6 +9,7 @@ their dtypes checked against the run's own.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ def trainer_state(trainer: Any) -> dict[str, Any]:
         "trainer": {
             "config": trainer.cfg.to_dict(),
             "optimizer": copy.deepcopy(trainer.optimizer.state_dict()),
+            **({"critic": copy.deepcopy(trainer.critic.state_dict())} if trainer.critic is not None else {}),
             "update": trainer.update_count,
             "global_step": trainer.global_step,
             "rng": trainer.rng.bit_generator.state,
@@ -42,9 +44,11 @@ def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoin
         raise ValueError(f"{source} is an exported agent (weights only), not a training checkpoint")
     tr = data["trainer"]
     saved, cfg = tr["config"], trainer.cfg
-    diff = [k for k in type(cfg).STATE_KEYS if saved.get(k) != getattr(cfg, k)]
+    fields = {f.name: f for f in dataclasses.fields(cfg)}
+    was = {k: saved.get(k, _default(fields[k])) for k in type(cfg).STATE_KEYS}  # a key added later: its default
+    diff = [k for k in type(cfg).STATE_KEYS if was[k] != getattr(cfg, k)]
     if diff:
-        detail = "; ".join(f"{k}: checkpoint {saved.get(k)!r}, config {getattr(cfg, k)!r}" for k in diff)
+        detail = "; ".join(f"{k}: checkpoint {was[k]!r}, config {getattr(cfg, k)!r}" for k in diff)
         raise ValueError(f"{source} does not match this config ({detail})")
     header = {"game": saved.get("game"), "num_players": saved.get("players")}
     edited = [f"{k} {data.get(k)!r} (its run: {v!r})" for k, v in header.items() if data.get(k) != v]
@@ -52,6 +56,8 @@ def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoin
         raise ValueError(f"{source} is inconsistent: its header says " + ", ".join(edited))
     try:
         trainer.net.load_state_dict(data["model"])
+        if trainer.critic is not None:
+            trainer.critic.load_state_dict(tr["critic"])
         trainer.optimizer.load_state_dict(tr["optimizer"])
     except (RuntimeError, ValueError, KeyError) as err:
         raise ValueError(f"{source}: the saved network or optimiser does not fit ({err})") from None
@@ -72,6 +78,10 @@ def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoin
         }
     )
     torch.set_rng_state(tr["torch_rng"])
+
+
+def _default(field: dataclasses.Field) -> Any:
+    return field.default_factory() if field.default_factory is not dataclasses.MISSING else field.default
 
 
 def _tensor(array: np.ndarray) -> torch.Tensor:

@@ -388,6 +388,20 @@ class BatchedEngine:
         return obj
 
     # ------------------------------------------------------------------ public API
+    def hidden_hands(self, seats: np.ndarray | int | None = None) -> np.ndarray:
+        """``float32 [B, (P-1) * card types]``: the hands of every other seat, in turn order
+        after the viewer (``seats``, default the player to act), one count per card type.
+
+        What a player may **not** know: for an asymmetric critic during training only
+        (``critic: oracle``, :mod:`agents.oracle_critic`), never for a policy.
+        """
+        self._require_dealt()
+        viewer = np.broadcast_to(
+            self.current if seats is None else np.asarray(seats, dtype=np.int64), (self.num_games,)
+        )
+        others = (viewer[:, None] + np.arange(1, self.num_players)) % self.num_players  # [B, P-1]
+        return self.hands[self._ar[:, None], others].reshape(self.num_games, -1).astype(np.float32)
+
     @property
     def current_player(self) -> np.ndarray:
         """Seat to act in each game, ``int64 [B]``."""
