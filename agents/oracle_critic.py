@@ -29,11 +29,11 @@ HAND_SCALE = 1.0 / 4.0
 class OracleCritic(nn.Module):
     """An MLP over the player's view (scaled as the actor's) and every hidden hand: a value."""
 
-    def __init__(self, obs_scale: torch.Tensor, hidden_size: int, hidden: Sequence[int]) -> None:
+    def __init__(self, obs_scale: torch.Tensor, hands_size: int, hidden: Sequence[int]) -> None:
         super().__init__()
         self.register_buffer("obs_scale", obs_scale.detach().clone())
         layers: list[nn.Module] = []
-        width = obs_scale.numel() + hidden_size
+        width = obs_scale.numel() + hands_size
         for size in hidden:
             layers += [layer_init(nn.Linear(width, size)), nn.ReLU()]
             width = size

@@ -81,6 +81,7 @@ def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoin
 
 
 def _default(field: dataclasses.Field) -> Any:
+    """A config field's default (what a run written before the field existed trained with)."""
     return field.default_factory() if field.default_factory is not dataclasses.MISSING else field.default
 
 

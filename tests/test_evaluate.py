@@ -108,8 +108,14 @@ def test_the_warm_up_compiles_every_kernel_a_tournament_steps_with():
         assert warm_up(game, players, {}) >= 0 and kernels_cached(game)
 
 
-def _learner(role: str, target: dict, bluff: float, challenge: float, win: float) -> dict:
-    rate = lambda r: {"rate": r, "low": r, "high": r, "n": 10_000}  # noqa: E731
+def _learner(role: str, target: dict, bluff: float | None, challenge: float, win: float) -> dict:
+    def rate(r):
+        return (
+            {"rate": r, "low": r, "high": r, "n": 10_000}
+            if r is not None
+            else {"rate": None, "low": None, "high": None, "n": 0}
+        )
+
     return {
         "role": role, "target": target, "players": 2, "games": 20_000, "win_rate": win,
         "ci_low": win - 0.007, "ci_high": win + 0.007, "gain": win - 0.5, "gain_low": win - 0.507,
@@ -119,24 +125,30 @@ def _learner(role: str, target: dict, bluff: float, challenge: float, win: float
 
 def test_the_learned_chapter_answers_in_plain_words_from_its_numbers():
     """The 'In short' lines follow the numbers: a learner that settles on bluffing flips the
-    headline; challengers whose rate does not rise with the bluffer's are called unsettled."""
+    headline, and 'it pays' only with a gain; a challengers' trend is claimed only where the
+    rates separate; a learner that met no such decision is left out."""
     from tournament.bluff_learners import learned_answer, scripted_comparisons
 
     cells = [
-        {"players": 2, "challenge": rule, "bluff": p, "win_rate": w, "games": 40_000}
+        {"players": 2, "challenge": rule, "bluff": p, "win_rate": w, "games": 40_000, "gain_low": -0.01}
         for rule, p, w in (("never", 0.0, 0.49), ("never", 0.5, 0.50), ("always", 0.5, 0.47), ("smart", 0.5, 0.48))
     ]
     honest = _learner("bluffer", {"name": "heuristic", "challenge": "never"}, 0.01, 0.0, 0.50)
     up = [_learner("challenger", {"name": "heuristic", "bluff": p}, 0.0, c, 0.53) for p, c in ((0.25, 0.2), (0.5, 0.6))]
-    learners = [honest, *up]
+    silent = _learner("bluffer", {"name": "heuristic", "challenge": "never"}, None, 0.0, 0.50)
+    learners = [honest, *up, silent]
     compared = scripted_comparisons(learners, cells)
-    assert [c["verdict"] for c in compared] == ["same", "same"]  # 0.50 vs 0.50; 0.53 vs 1 - 0.47
-    text = "\n".join(learned_answer([], learners, compared, survey_games=20_000))
+    assert [c["verdict"] for c in compared] == ["same", "same", "same"]  # 0.50 vs 0.50; 0.53 vs 1 - 0.47
+    text = "\n".join(learned_answer([], learners, compared, survey_games=20_000, cells=cells))
     assert "Bluffing does not pay for learned play either" in text and "more often as the bluffer bluffs" in text
-    assert "0 of 2 learners do measurably better" in text
-    bluffer = _learner("bluffer", {"name": "heuristic", "challenge": "never"}, 0.4, 0.0, 0.52)
+    assert "0 of 3 learners do measurably better" in text
+    paying = _learner("bluffer", {"name": "heuristic", "challenge": "never"}, 0.4, 0.0, 0.52)
     down = [
         _learner("challenger", {"name": "heuristic", "bluff": p}, 0.0, c, 0.5) for p, c in ((0.25, 0.9), (1.0, 0.3))
     ]
-    text = "\n".join(learned_answer([], [bluffer, *down], [], survey_games=20_000))
-    assert "A learner settles on bluffing" in text and "have not settled on a rule" in text
+    text = "\n".join(learned_answer([], [paying, *down], [], survey_games=20_000))
+    assert "A learner settles on bluffing, and it pays" in text and "have not settled on a rule" in text
+    losing = _learner("bluffer", {"name": "heuristic", "challenge": "always"}, 0.4, 0.0, 0.45)
+    never = [_learner("challenger", {"name": "heuristic", "bluff": p}, 0.0, 0.0, 0.5) for p in (0.25, 1.0)]
+    text = "\n".join(learned_answer([], [losing, *never], [], survey_games=20_000))
+    assert "settles on bluffing, with no measurable gain" in text and "hardly ever" in text

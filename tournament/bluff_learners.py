@@ -237,9 +237,9 @@ def chapter(
                 f"{_short(p['challenge'])} | {_short(p['challenge_success'])} | {r['minutes']:.0f} |"
             )
         out += ["", *_learner_findings(learners)]
-        compared = against_scripted(learners, cells or [], config.base, config.bluffer_challenge)
         comparisons = scripted_comparisons(learners, cells or [], config.base, config.bluffer_challenge)
-        out += ["", "### In short", "", *learned_answer(agents, learners, comparisons, config.survey_games)]
+        compared = against_scripted(learners, comparisons)
+        out += ["", "### In short", "", *learned_answer(agents, learners, comparisons, config.survey_games, cells)]
         if compared:
             out += [
                 "",
@@ -324,14 +324,10 @@ def scripted_comparisons(
     return out
 
 
-def against_scripted(
-    learners: list[dict[str, Any]],
-    cells: list[dict[str, Any]],
-    base: str = "heuristic",
-    bluffer_challenge: str = "smart",
-) -> list[str]:
-    """Each learner next to the scripted chapter's best player in its seat, in words."""
-    compared = {id(c["learner"]): c for c in scripted_comparisons(learners, cells, base, bluffer_challenge)}
+def against_scripted(learners: list[dict[str, Any]], comparisons: list[dict[str, Any]]) -> list[str]:
+    """Each learner next to the scripted chapter's best player in its seat (``comparisons``,
+    :func:`scripted_comparisons`), in words."""
+    compared = {id(c["learner"]): c for c in comparisons}
     words = {
         "better": "learned play does **better**",
         "worse": "learned play does **worse**",
@@ -357,69 +353,103 @@ def against_scripted(
     return lines
 
 
+def _measured(r: dict[str, Any], key: str) -> bool:
+    """Whether a learner's rate ``key`` was measured (it met such decisions at all)."""
+    return r["play"][key]["rate"] is not None
+
+
+def _gain_text(r: dict[str, Any]) -> str:
+    return f"{100 * r['gain']:+.1f} [{100 * r['gain_low']:+.1f}, {100 * r['gain_high']:+.1f}] points"
+
+
 def learned_answer(
     agents: list[dict[str, Any]],
     learners: list[dict[str, Any]],
     comparisons: list[dict[str, Any]],
     survey_games: int,
+    cells: list[dict[str, Any]] | None = None,
 ) -> list[str]:
     """The chapter's answer in plain words, computed from its numbers: does bluffing pay for
-    learned play, what do learners settle on, and where that differs from the scripted chapter."""
+    learned play, what do learners settle on, and where that differs from the scripted chapter
+    (``cells``: its 2-player cells, whose gains say whether scripted bluffing paid)."""
     lines = []
     for a in agents:
-        honest = "an honest player" if a["bluff"]["rate"] < 0.01 else "a bluffer"
+        if a["bluff"]["rate"] is None:
+            continue
+        honest = "an honest player" if a["bluff"]["high"] < SETTLED else "a bluffer"
         lines.append(
             f"- The shipped {a['label']} is {honest}: it bluffs in {_rate(a['bluff'])} of its chances "
             f"and challenges {_rate(a['challenge'])} Wild Draw Fours."
         )
-    bluffers = [r for r in learners if r["role"] == "bluffer"]
+    scripted_pays = any(c["players"] == 2 and c["bluff"] > 0 and c.get("gain_low", 0) > 0 for c in cells or [])
+    bluffers = [r for r in learners if r["role"] == "bluffer" and _measured(r, "bluff")]
     if bluffers:
         top = max(bluffers, key=lambda r: r["play"]["bluff"]["rate"])
-        settled = top["play"]["bluff"]["rate"] >= 0.05
-        lines.append(
-            (
-                "- **A learner settles on bluffing** where it pays: the highest rate, "
-                if settled
-                else "- **Bluffing does not pay for learned play either.** No learner trained as the bluffer "
-                "settles on bluffing: the highest rate, "
+        where = (
+            f"against `{_spec(top['target'])}`, {_rate(top['play']['bluff'])} of its chances, gain {_gain_text(top)}"
+        )
+        if top["play"]["bluff"]["low"] < SETTLED:
+            either = " either" if cells and not scripted_pays else ""
+            lines.append(
+                f"- **Bluffing does not pay for learned play{either}.** No learner trained as the bluffer settles "
+                f"on bluffing in more than {100 * SETTLED:.0f}% of its chances (the highest rate: {where})."
             )
-            + f"against `{_spec(top['target'])}`, is {_rate(top['play']['bluff'])} of its chances, and its gain "
-            f"there is {100 * top['gain']:+.1f} [{100 * top['gain_low']:+.1f}, {100 * top['gain_high']:+.1f}] points."
-        )
-    challengers = sorted(
-        (r for r in learners if r["role"] == "challenger" and "bluff" in r["target"]),
-        key=lambda r: float(r["target"]["bluff"]),
-    )
-    if len(challengers) > 1:
-        rates = [r["play"]["challenge"]["rate"] for r in challengers]
-        per_game = sum(r["play"]["challenge"]["n"] for r in challengers) / (len(challengers) * survey_games)
-        steady = all(b >= a for a, b in itertools.pairwise(rates))
-        listed = ", ".join(
-            f"{100 * r['play']['challenge']['rate']:.0f}% at p={float(r['target']['bluff']):g}" for r in challengers
-        )
-        lines.append(
-            f"- Learned challengers challenge {listed} of the Wild Draw Fours they face"
-            + (
-                ": more often as the bluffer bluffs more, as the scripted chapter's best rules do."
-                if steady
-                else ": not rising with the bluffer's rate, so at this budget they have not settled on a rule "
-                f"(a learner meets {per_game:.2f} challenge decisions per game, few next to its other decisions)."
-            )
-        )
+        elif top["gain_low"] > 0:
+            lines.append(f"- **A learner settles on bluffing, and it pays**: {where}.")
+        else:
+            lines.append(f"- A learner settles on bluffing, with no measurable gain: {where}.")
+    lines += _challenger_trend(learners, survey_games)
     if comparisons:
         counts = {v: sum(c["verdict"] == v for c in comparisons) for v in ("better", "same", "worse")}
-        worst = min(comparisons, key=lambda c: c["d"])
+        widest = max(comparisons, key=lambda c: abs(c["d"]))
         lines.append(
             f"- Against the scripted chapter's best choice in the same seat: {counts['better']} of "
             f"{len(comparisons)} learners do measurably better, {counts['same']} no differently, "
-            f"{counts['worse']} worse (the largest gap: {100 * worst['d']:+.1f} "
-            f"[{100 * worst['lo']:+.1f}, {100 * worst['hi']:+.1f}] points, as the {worst['learner']['role']} "
-            f"against `{_spec(worst['learner']['target'])}`). "
+            f"{counts['worse']} worse (the largest difference: {100 * widest['d']:+.1f} "
+            f"[{100 * widest['lo']:+.1f}, {100 * widest['hi']:+.1f}] points, as the {widest['learner']['role']} "
+            f"against `{_spec(widest['learner']['target'])}`). "
             + (
                 "The scripted chapter's answer stands for learned play."
                 if not counts["better"]
                 else "Where a learner does better, learned play finds more than the scripted rules."
             )
+        )
+    return lines
+
+
+#: A rate whose interval lies below this is "not settled on" (bluffing, challenging).
+SETTLED = 0.05
+
+
+def _challenger_trend(learners: list[dict[str, Any]], survey_games: int) -> list[str]:
+    """How the challengers' rates move with the bluffer's rate, for each scripted bluffer's
+    base policy with at least two rates (a trend is claimed only where the intervals separate)."""
+    by_base: dict[str, list[dict[str, Any]]] = {}
+    for r in learners:
+        target = r["target"]
+        if r["role"] == "challenger" and isinstance(target, dict) and "bluff" in target and _measured(r, "challenge"):
+            by_base.setdefault(_spec({k: v for k, v in target.items() if k != "bluff"}), []).append(r)
+    lines = []
+    for base, rows in by_base.items():
+        if len(rows) < 2:
+            continue
+        rows.sort(key=lambda r: float(r["target"]["bluff"]))
+        rates = [r["play"]["challenge"] for r in rows]
+        per_game = sum(x["n"] for x in rates) / (len(rows) * survey_games)
+        listed = ", ".join(
+            f"{100 * x['rate']:.0f}% at p={float(r['target']['bluff']):g}" for x, r in zip(rates, rows, strict=True)
+        )
+        if all(x["high"] < SETTLED for x in rates):
+            how = ": hardly ever, whatever the bluffer's rate."
+        elif rates[0]["high"] < rates[-1]["low"] and all(b["rate"] >= a["rate"] for a, b in itertools.pairwise(rates)):
+            how = ": more often as the bluffer bluffs more, as the scripted chapter's best rules do."
+        else:
+            how = (
+                ": not rising with the bluffer's rate, so at this budget they have not settled on a rule "
+                f"(a learner meets {per_game:.2f} challenge decisions per game, few next to its other decisions)."
+            )
+        lines.append(
+            f"- Learned challengers against `{base}` bluffers challenge {listed} of the Wild Draw Fours they face{how}"
         )
     return lines
 
