@@ -161,4 +161,7 @@ def test_the_shipped_ablation_config_plans():
     from tournament.ablation import plan
 
     rows = plan(AblationConfig.from_mapping(read_yaml("configs/eval/ablations.yaml")))
-    assert sum(r.baseline for r in rows) == 2 and len({r.digest for r in rows}) == len(rows)
+    tables = {(r.cfg.game, r.cfg.players) for r in rows}
+    assert sum(r.baseline for r in rows) == len(tables) == 3  # one baseline per table: UNO 2p, UNO 4p, tricks
+    assert {(r.cfg.game, r.cfg.players) for r in rows if r.baseline} == tables
+    assert len({r.digest for r in rows}) == len(rows)
