@@ -34,7 +34,6 @@ from agents.oracle_critic import OracleCritic
 from agents.ppo_config import BACKENDS, EVAL_OPPONENTS, PPOConfig, resolve_device
 from agents.rollout import Rollout, learning_samples, minibatches, multi_seat_gae
 from agents.training_checkpoint import restore_trainer, trainer_state
-from envs.cards import NUM_CARD_TYPES
 from envs.games import game_module
 
 __all__ = ["BACKENDS", "EVAL_OPPONENTS", "PPOConfig", "PPOTrainer", "ppo_epochs", "ppo_loss", "resolve_device"]
@@ -130,13 +129,13 @@ class PPOTrainer:
         self.device = resolve_device(cfg.device)
         self.rng = np.random.default_rng(cfg.seed)  # the run's one random stream
         self.net = ActorCritic.for_game(cfg.game, cfg.rules, cfg.hidden, cfg.drop_obs).to(self.device)
+        self.collector = Collector(cfg, self.net, self.rng, self.device)
         self.critic = None  # the oracle critic (critic: oracle), training only
-        if cfg.critic == "oracle":
-            hands = (cfg.players - 1) * NUM_CARD_TYPES  # both games keep hands as counts per card type
-            self.critic = OracleCritic(self.net.obs_scale, hands, cfg.hidden).to(self.device)
+        if cfg.critic == "oracle":  # as wide as what the engine hides from the player
+            hands = self.collector.engine.hidden_hands().shape[1]
+            self.critic = self.collector.critic = OracleCritic(self.net.obs_scale, hands, cfg.hidden).to(self.device)
         params = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else [])]
         self.optimizer = optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
-        self.collector = Collector(cfg, self.net, self.rng, self.device, self.critic)
         self.update_count = 0
         self.global_step = 0  # decisions of every seat
 
