@@ -376,10 +376,17 @@ def learned_answer(
     for a in agents:
         if a["bluff"]["rate"] is None:
             continue
-        honest = "an honest player" if a["bluff"]["high"] < SETTLED else "a bluffer"
+        bluffs = "seldom bluffs" if a["bluff"]["high"] < SETTLED else "bluffs"
+        challenge = a["challenge"]
+        if not challenge or challenge["rate"] is None or challenge["high"] < SETTLED:
+            challenges = "seldom challenges"
+        elif challenge["low"] > 0.5:
+            challenges = "challenges more often than not"
+        else:
+            challenges = "challenges at times"
         lines.append(
-            f"- The shipped {a['label']} is {honest}: it bluffs in {_rate(a['bluff'])} of its chances "
-            f"and challenges {_rate(a['challenge'])} Wild Draw Fours."
+            f"- The shipped {a['label']} {bluffs} and {challenges}: it bluffs in {_rate(a['bluff'])} of its "
+            f"chances and challenges {_rate(a['challenge'])} Wild Draw Fours."
         )
     scripted_pays = any(c["players"] == 2 and c["bluff"] > 0 and c.get("gain_low", 0) > 0 for c in cells or [])
     bluffers = [r for r in learners if r["role"] == "bluffer" and _measured(r, "bluff")]
