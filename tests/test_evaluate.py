@@ -152,3 +152,24 @@ def test_the_learned_chapter_answers_in_plain_words_from_its_numbers():
     never = [_learner("challenger", {"name": "heuristic", "bluff": p}, 0.0, 0.0, 0.5) for p in (0.25, 1.0)]
     text = "\n".join(learned_answer([], [losing, *never], [], survey_games=20_000))
     assert "settles on bluffing, with no measurable gain" in text and "hardly ever" in text
+
+
+def test_the_learned_chapter_says_how_often_each_shipped_agent_challenges():
+    """An agent that seldom bluffs but challenges most Wild Draw Fours is not called 'honest' alone."""
+    from tournament.bluff_learners import learned_answer
+
+    def rate(r, half_width):
+        return {"rate": r, "low": max(r - half_width, 0.0), "high": r + half_width, "n": 1000}
+
+    def rates(bluff, challenge):
+        return {"bluff": rate(bluff, 0.001), "challenge": rate(challenge, 0.01)}
+
+    agents = [
+        {"label": "2-player agent", **rates(0.009, 0.52)},
+        {"label": "4-player agent", **rates(0.002, 0.0)},
+        {"label": "bluffing agent", **rates(0.2, 0.3)},
+    ]
+    lines = learned_answer(agents, [], [], survey_games=20_000)
+    assert lines[0].startswith("- The shipped 2-player agent seldom bluffs and challenges more often than not: ")
+    assert lines[1].startswith("- The shipped 4-player agent seldom bluffs and seldom challenges: ")
+    assert lines[2].startswith("- The shipped bluffing agent bluffs and challenges at times: ")
