@@ -173,8 +173,13 @@ def fit_to_layout(data: dict[str, Any], path: str | Path) -> dict[str, Any]:
     model = dict(data["model"])
     inputs = torch.as_tensor([obs_names.index(n) for n in trained[0]])
     outputs = torch.as_tensor([action_names.index(n) for n in trained[1]])
-    first = model["trunk.0.weight"]
-    model["trunk.0.weight"] = first.new_zeros(first.shape[0], len(obs_names)).index_copy_(1, inputs, first)
+    first, trained_obs = model["trunk.0.weight"], len(trained[0])
+    fitted_first = first.new_zeros(first.shape[0], len(obs_names) + first.shape[1] - trained_obs)
+    fitted_first[:, : len(obs_names)].index_copy_(1, inputs, first[:, :trained_obs])
+    fitted_first[:, len(obs_names) :] = first[:, trained_obs:]  # the fine counts' inputs (agents.network)
+    model["trunk.0.weight"] = fitted_first
+    if "fine_cols" in model:
+        model["fine_cols"] = inputs[model["fine_cols"]]
     scale = model["obs_scale"]
     model["obs_scale"] = scale.new_ones(len(obs_names)).index_copy_(0, inputs, scale)
     for key in ("policy_head.weight", "policy_head.bias"):
@@ -188,7 +193,9 @@ def network_from(data: dict[str, Any], path: str | Path = "checkpoint") -> Actor
     """The network a checkpoint describes, with its weights, fitted to its game's layout now
     (:func:`fit_to_layout`; a mismatch is a ``ValueError``)."""
     data = fit_to_layout(data, path)
-    net = ActorCritic(int(data["obs_dim"]), int(data["num_actions"]), [int(h) for h in data["hidden"]])
+    model = data["model"]
+    fine = (model["fine_cols"].tolist(), float(model["fine_cap"])) if "fine_cols" in model else ((), 0.0)
+    net = ActorCritic(int(data["obs_dim"]), int(data["num_actions"]), [int(h) for h in data["hidden"]], None, *fine)
     try:
         net.load_state_dict(data["model"])
     except (RuntimeError, KeyError) as err:

@@ -1,5 +1,11 @@
 """The actor-critic network: an MLP over the documented observation, with action masking.
 
+Inputs are the observation scaled to [0, 1] by its documented bounds. A count bounded by
+the deck (a hand of 108 cards) then moves by under 0.01 per card, so "the next player
+holds one card" is a tiny input the network must learn to magnify. ``fine_counts`` = k
+gives every value whose bound exceeds k a second input, ``min(x, k) / k``: one card is
+1/k (:func:`fine_columns` says which values; the observation itself is unchanged).
+
 Illegal actions get a logit of ``-1e9`` (not ``-inf``: a masked row still has finite
 arithmetic), so they are never sampled and carry no probability; the entropy is taken
 over the legal actions only.
@@ -32,14 +38,19 @@ class ActorCritic(nn.Module):
         num_actions: int,
         hidden: Sequence[int] = (256, 256),
         obs_high: np.ndarray | None = None,
+        fine_cols: Sequence[int] = (),
+        fine_cap: float = 0.0,
     ) -> None:
         super().__init__()
         # Inputs scaled to [0, 1] by the observation's documented bounds (pile sizes reach
         # 108, points 360: unscaled, they would swamp the other features). Saved with the weights.
         high = np.ones(obs_dim, np.float32) if obs_high is None else np.maximum(np.asarray(obs_high, np.float32), 1.0)
         self.register_buffer("obs_scale", torch.as_tensor(1.0 / high))
+        if len(fine_cols):  # buffers only where used: checkpoints without them load as before
+            self.register_buffer("fine_cols", torch.as_tensor(np.asarray(fine_cols, np.int64)))
+            self.register_buffer("fine_cap", torch.tensor(float(fine_cap)))
         layers: list[nn.Module] = []
-        width = obs_dim
+        width = obs_dim + len(fine_cols)
         for size in hidden:
             layers += [layer_init(nn.Linear(width, size)), nn.ReLU()]
             width = size
@@ -49,27 +60,55 @@ class ActorCritic(nn.Module):
         self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, list(hidden)
 
     @classmethod
-    def for_game(cls, game: str, rules: dict, hidden: Sequence[int], drop_obs: Sequence[str] = ()) -> ActorCritic:
+    def for_game(
+        cls, game: str, rules: dict, hidden: Sequence[int], drop_obs: Sequence[str] = (), fine_counts: int = 0
+    ) -> ActorCritic:
         """A new network for this game's observation and actions, inputs scaled by the
         observation's bounds under these rules. The fields named in ``drop_obs`` are scaled by
         0: the network never sees them, their first-layer weights get no gradient, and the
-        saved scale keeps them hidden wherever the agent plays (an ablation of a feature)."""
+        saved scale keeps them hidden wherever the agent plays (an ablation of a feature).
+        ``fine_counts``: see the module docs (0: none)."""
         from envs.games import game_module
 
         module = game_module(game)
         _, high = module.observation_bounds(module.Rules.from_dict(rules))
-        net = cls(module.OBS_SIZE, module.NUM_ACTIONS, hidden, high)
-        net.obs_scale[dropped_columns(module.OBS_NAMES, drop_obs)] = 0.0
+        dropped = dropped_columns(module.OBS_NAMES, drop_obs)
+        fine = fine_columns(high, fine_counts, dropped)
+        net = cls(module.OBS_SIZE, module.NUM_ACTIONS, hidden, high, fine, fine_counts)
+        net.obs_scale[dropped] = 0.0
         return net
+
+    def inputs(self, obs: torch.Tensor) -> torch.Tensor:
+        """What the first layer sees: the scaled observation, then the fine counts (if any)."""
+        return network_inputs(self, obs)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits ``[B, A]`` and values ``[B]``."""
-        h = self.trunk(obs * self.obs_scale)
+        h = self.trunk(self.inputs(obs))
         logits = self.policy_head(h).masked_fill(~mask, MASKED_LOGIT)
         return logits, self.value_head(h).squeeze(-1)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.value_head(self.trunk(obs * self.obs_scale)).squeeze(-1)
+        return self.value_head(self.trunk(self.inputs(obs))).squeeze(-1)
+
+
+def fine_columns(obs_high: np.ndarray, fine_counts: int, dropped: Sequence[int] = ()) -> np.ndarray:
+    """Indices of the observation values that get a fine-scale input: those whose bound
+    exceeds ``fine_counts`` (none for 0), less the hidden ones (``drop_obs``)."""
+    if not fine_counts:
+        return np.zeros(0, np.int64)
+    cols = np.flatnonzero(np.asarray(obs_high) > fine_counts)
+    return np.setdiff1d(cols, np.asarray(dropped, np.int64)).astype(np.int64)
+
+
+def network_inputs(module: nn.Module, obs: torch.Tensor) -> torch.Tensor:
+    """The scaled observation of a module holding ``obs_scale`` (and ``fine_cols``,
+    ``fine_cap`` if it has fine counts), with each fine count ``min(x, cap) / cap`` after it."""
+    scaled = obs * module.obs_scale
+    cols = getattr(module, "fine_cols", None)
+    if cols is None:
+        return scaled
+    return torch.cat([scaled, obs[:, cols].clamp(max=module.fine_cap) / module.fine_cap], dim=-1)
 
 
 def obs_fields(obs_names: Sequence[str]) -> list[str]:

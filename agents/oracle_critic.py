@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from agents.network import layer_init
+from agents.network import layer_init, network_inputs
 
 #: Hand counts are scaled by this (no card type has more copies in a hand of either game).
 HAND_SCALE = 1.0 / 4.0
@@ -29,11 +29,14 @@ HAND_SCALE = 1.0 / 4.0
 class OracleCritic(nn.Module):
     """An MLP over the player's view (scaled as the actor's) and every hidden hand: a value."""
 
-    def __init__(self, obs_scale: torch.Tensor, hands_size: int, hidden: Sequence[int]) -> None:
+    def __init__(self, actor: nn.Module, hands_size: int, hidden: Sequence[int]) -> None:
+        """``actor``: the policy's network, whose input scaling (and fine counts) it copies."""
         super().__init__()
-        self.register_buffer("obs_scale", obs_scale.detach().clone())
+        for name in ("obs_scale", "fine_cols", "fine_cap"):
+            if hasattr(actor, name):
+                self.register_buffer(name, getattr(actor, name).detach().clone())
         layers: list[nn.Module] = []
-        width = obs_scale.numel() + hands_size
+        width = actor.trunk[0].in_features + hands_size
         for size in hidden:
             layers += [layer_init(nn.Linear(width, size)), nn.ReLU()]
             width = size
@@ -42,5 +45,5 @@ class OracleCritic(nn.Module):
 
     def forward(self, obs: torch.Tensor, hands: torch.Tensor) -> torch.Tensor:
         """Values ``[B]`` of views ``obs [B, obs]`` given the other hands ``hands [B, K]``."""
-        x = torch.cat([obs * self.obs_scale, hands * HAND_SCALE], dim=-1)
+        x = torch.cat([network_inputs(self, obs), hands * HAND_SCALE], dim=-1)
         return self.value_head(self.trunk(x)).squeeze(-1)

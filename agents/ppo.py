@@ -128,12 +128,12 @@ class PPOTrainer:
         torch.manual_seed(cfg.seed)
         self.device = resolve_device(cfg.device)
         self.rng = np.random.default_rng(cfg.seed)  # the run's one random stream
-        self.net = ActorCritic.for_game(cfg.game, cfg.rules, cfg.hidden, cfg.drop_obs).to(self.device)
+        self.net = ActorCritic.for_game(cfg.game, cfg.rules, cfg.hidden, cfg.drop_obs, cfg.fine_counts).to(self.device)
         self.collector = Collector(cfg, self.net, self.rng, self.device)
         self.critic = None  # the oracle critic (critic: oracle), training only
         if cfg.critic == "oracle":  # as wide as what the engine hides from the player
             hands = self.collector.engine.hidden_hands().shape[1]
-            self.critic = self.collector.critic = OracleCritic(self.net.obs_scale, hands, cfg.hidden).to(self.device)
+            self.critic = self.collector.critic = OracleCritic(self.net, hands, cfg.hidden).to(self.device)
         params = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else [])]
         self.optimizer = optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
         self.update_count = 0

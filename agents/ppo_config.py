@@ -54,6 +54,7 @@ INTEGER_RANGES = {
     "torch_threads": (0, 1_024),
     "final_eval_games": (0, 100_000_000),
     "imitation_steps": (0, 10**13),
+    "fine_counts": (0, 1_000),
     "seed": (0, 2**63 - 1),
 }
 MAX_UPDATE_DECISIONS = 2**22  # num_games x num_steps: 4M decisions (some 5 GB of observations)
@@ -84,6 +85,7 @@ class PPOConfig:
     drop_obs: list[str] = dataclasses.field(
         default_factory=list
     )  # observation fields the network never sees (ablations)
+    fine_counts: int = 0  # k > 0: counts bounded above k also enter as min(x, k) / k (agents.network)
     critic: str = "view"  # view | oracle: advantages from a critic that also sees the hidden hands (training only)
     # PPO
     learning_rate: float = 2.5e-4  # Adam's step size
@@ -129,6 +131,7 @@ class PPOConfig:
         "num_steps",
         "hidden",
         "drop_obs",
+        "fine_counts",
         "critic",
         "target",
         "opponents",
