@@ -81,7 +81,7 @@ def test_the_study_trains_reuses_finished_runs_and_falls_back_on_its_data(tmp_pa
     record = json.loads((tmp_path / "runs" / "hidden" / "run.json").read_text())
     assert record["config"]["drop_obs"] == ["void_colours"] and record["decisions"] == 1024
     text = (tmp_path / "ablations.md").read_text()
-    assert "| base | `` | 0.0M |" in text and "`drop_obs=[void_colours]`" in text
+    assert "| base | `` | 1,024 |" in text and "`drop_obs=[void_colours]`" in text
     assert "## Answer" in text and "points: " in text.split("## Answer")[1]  # the row against its baseline
     assert (tmp_path / "data" / "ablations.png").is_file() and (tmp_path / "data" / "rows.csv").is_file()
 

@@ -148,6 +148,11 @@ def plan(config: AblationConfig) -> list[Row]:
     return rows
 
 
+def _millions(decisions: int, digits: int = 0) -> str:
+    """Decisions in millions (``10M``, ``10.0M``); a run under a million by its count (``32,768``)."""
+    return f"{decisions / 1e6:.{digits}f}M" if decisions >= 1e6 else f"{decisions:,}"
+
+
 def _measured_alike(config: AblationConfig, earlier: dict[str, Any] | None) -> bool:
     """A reported row stands for today's only if it was measured the same way (opponent, games, seed)."""
     if earlier is None:
@@ -314,7 +319,7 @@ def study_table(results: list[dict[str, Any]]) -> Table:
             _table(r),
             escape(r["label"]),
             escape(r["change"] or "(the config as it is)"),
-            f"{r['decisions'] / 1e6:.1f}M",
+            _millions(r["decisions"], 1),
             str(r["obs_values"]),
             f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]",
             _delta(r, results),
@@ -353,7 +358,7 @@ def plot_rows(results: list[dict[str, Any]], path: Path, config: AblationConfig)
 
     tables = list(dict.fromkeys((r["game"], r["players"]) for r in results))
     heights = [sum((r["game"], r["players"]) == t for r in results) for t in tables]
-    fig, axes = plt.subplots(len(tables), 1, figsize=(8, 1.2 + 0.45 * sum(heights) + 0.8 * len(tables)), squeeze=False)
+    fig, axes = plt.subplots(len(tables), 1, figsize=(10, 1.2 + 0.45 * sum(heights) + 0.8 * len(tables)), squeeze=False)
     for ax, (game, players) in zip(axes[:, 0], tables, strict=True):
         rows = [r for r in results if (r["game"], r["players"]) == (game, players)]
         y = list(range(len(rows)))[::-1]
@@ -368,9 +373,9 @@ def plot_rows(results: list[dict[str, Any]], path: Path, config: AblationConfig)
             )
             if r["baseline"]:
                 ax.axvline(r["win_rate"], color="grey", linestyle="--", linewidth=1)
-        ax.set_yticks(y, [f"{r['label']} ({r['decisions'] / 1e6:.0f}M)" for r in rows], fontsize=8)
+        ax.set_yticks(y, [f"{r['label']} ({_millions(r['decisions'])})" for r in rows], fontsize=8)
         ax.set_title(f"{game_info(game).describe_table(players)}: against {_spec(config.opponent)}", fontsize=9)
-        ax.set_xlabel(f"win rate, {config.games:,} games on duplicate deals (95% CI)")
+        ax.set_xlabel(f"win rate, {config.games:,} games on duplicate deals (95% CI)", fontsize=9)
     fig.tight_layout()
     return save_figure(fig, path)
 
@@ -387,8 +392,8 @@ def answer(results: list[dict[str, Any]]) -> list[str]:
         verdict = "**better**" if lo > 0 else "**worse**" if hi < 0 else "no difference that these games can tell"
         base = next(b for b in results if b["name"] == r["compared_to"])
         lines.append(
-            f"- {_table(r)}, {r['label']} ({r['decisions'] / 1e6:.0f}M decisions): {r['win_rate']:.3f} against "
-            f"{base['win_rate']:.3f} for '{base['label']}' ({base['decisions'] / 1e6:.0f}M), "
+            f"- {_table(r)}, {r['label']} ({_millions(r['decisions'])} decisions): {r['win_rate']:.3f} against "
+            f"{base['win_rate']:.3f} for '{base['label']}' ({_millions(base['decisions'])}), "
             f"{100 * r['delta']:+.1f} [{lo:+.1f}, {hi:+.1f}] points: {verdict}."
         )
     return lines or ["- no row has the row it is compared to here: nothing to compare yet."]
@@ -435,7 +440,7 @@ def markdown(
         ]
         for r in rows:
             out.append(
-                f"| {r['label']} | `{r['change']}` | {r['decisions'] / 1e6:.1f}M | {r['obs_values']} | "
+                f"| {r['label']} | `{r['change']}` | {_millions(r['decisions'], 1)} | {r['obs_values']} | "
                 f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {_delta(r, results)} | "
                 f"{r['minutes']:.0f} | "
                 f"{'from the data' if r['reused'] == 'report' else 'measured'} |"
