@@ -189,9 +189,26 @@ def fit_to_layout(data: dict[str, Any], path: str | Path) -> dict[str, Any]:
     return fitted
 
 
+def _check_fine_counts(data: dict[str, Any], path: str | Path) -> None:
+    """Refuse a checkpoint whose fine-count inputs (:mod:`agents.network`) cannot be what
+    training wrote: indices outside its observation, or a cap missing or not above 0."""
+    model = data.get("model", {})
+    if "fine_cols" not in model and "fine_cap" not in model:
+        return
+    cols, cap = model.get("fine_cols"), model.get("fine_cap")
+    obs_dim = int(data["obs_dim"])
+    if not isinstance(cols, torch.Tensor) or cols.dim() != 1 or cols.is_floating_point():
+        raise ValueError(f"{path}: fine_cols must be a 1-D tensor of observation indices")
+    if cols.numel() and not (0 <= int(cols.min()) and int(cols.max()) < obs_dim):
+        raise ValueError(f"{path}: fine_cols must index the {obs_dim} observation values (0 to {obs_dim - 1})")
+    if not isinstance(cap, torch.Tensor) or cap.numel() != 1 or not float(cap) > 0:
+        raise ValueError(f"{path}: fine_cap must be one number above 0 (the fine counts' cap)")
+
+
 def network_from(data: dict[str, Any], path: str | Path = "checkpoint") -> ActorCritic:
     """The network a checkpoint describes, with its weights, fitted to its game's layout now
     (:func:`fit_to_layout`; a mismatch is a ``ValueError``)."""
+    _check_fine_counts(data, path)
     data = fit_to_layout(data, path)
     model = data["model"]
     fine = (model["fine_cols"].tolist(), float(model["fine_cap"])) if "fine_cols" in model else ((), 0.0)

@@ -30,7 +30,12 @@ def layer_init(layer: nn.Linear, std: float = 2**0.5, bias: float = 0.0) -> nn.L
 
 
 class ActorCritic(nn.Module):
-    """A shared MLP trunk, a policy head over the fixed action space and a value head."""
+    """A shared MLP trunk, a policy head over the fixed action space and a value head.
+
+    ``obs_high``: the observation's upper bounds (inputs are divided by them); ``fine_cols``
+    and ``fine_cap``: the values that also enter as ``min(x, fine_cap) / fine_cap``
+    (:func:`fine_columns`; none by default).
+    """
 
     def __init__(
         self,
@@ -108,7 +113,7 @@ def network_inputs(module: nn.Module, obs: torch.Tensor) -> torch.Tensor:
     cols = getattr(module, "fine_cols", None)
     if cols is None:
         return scaled
-    return torch.cat([scaled, obs[:, cols].clamp(max=module.fine_cap) / module.fine_cap], dim=-1)
+    return torch.cat([scaled, obs[..., cols].clamp(max=module.fine_cap) / module.fine_cap], dim=-1)
 
 
 def obs_fields(obs_names: Sequence[str]) -> list[str]:

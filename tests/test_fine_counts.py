@@ -28,7 +28,8 @@ def test_counts_above_the_cap_get_a_second_input_on_a_fine_scale():
     np.testing.assert_allclose(fine.numpy(), [1 / 8, 2 / 8, 1.0])  # capped at 8
     np.testing.assert_allclose(x[:, next_seat].numpy(), obs[:, next_seat] / 108)  # the scaled value stays
     hidden = ActorCritic.for_game("uno", {}, [8], drop_obs=["hand_sizes"], fine_counts=8)
-    assert not set(hidden.fine_cols.tolist()) & set(range(FIELDS["hand_sizes"].start, next_seat + 9))
+    sizes = FIELDS["hand_sizes"]
+    assert not set(hidden.fine_cols.tolist()) & set(range(sizes.start, sizes.start + sizes.size))
     assert not hasattr(ActorCritic.for_game("uno", {}, [8]), "fine_cols")  # 0: the network as before
     assert fine_columns(high, 0).size == 0
 
@@ -80,3 +81,21 @@ def test_a_fine_count_network_of_an_older_layout_is_fitted_by_name(tmp_path):
         torch.testing.assert_close(after[:, old_actions], before)
         torch.testing.assert_close(v_after, v_before)
         obs, mask, _, _ = eng.step(np.argmax(mask, axis=1))
+
+
+def test_a_resume_with_other_fine_counts_and_an_edited_checkpoint_are_refused(tmp_path):
+    trainer = PPOTrainer(tiny(fine_counts=8))
+    with pytest.raises(ValueError, match=r"does not match this config \(fine_counts: checkpoint 8, config 0\)"):
+        PPOTrainer(tiny()).load_state_dict(trainer.state_dict(), "run")
+    payload = trainer.agent_payload()
+    for key, value, why in (
+        ("fine_cols", torch.tensor([0, len(OBS_NAMES)]), "must index the 409 observation values"),
+        ("fine_cols", torch.tensor([-1]), "must index the 409 observation values"),
+        ("fine_cap", torch.tensor(0.0), "fine_cap must be one number above 0"),
+    ):
+        edited = {**payload, "model": {**payload["model"], key: value}}
+        with pytest.raises(ValueError, match=why):
+            network_from(edited, "edited.pt")
+    missing = {**payload, "model": {k: v for k, v in payload["model"].items() if k != "fine_cap"}}
+    with pytest.raises(ValueError, match="fine_cap must be one number above 0"):
+        network_from(missing, "edited.pt")
