@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import datetime
 import json
+import platform
+import subprocess
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,7 @@ def write_run_record(cfg: Any, run_dir: Path, trainer: Any, agent: Path, minutes
         "minutes": minutes,
         "device": str(trainer.device),
         "torch_threads": cfg.torch_threads,
+        "software": software_versions(),
         "agent": str(agent),
         "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "config_sha256": config_digest(cfg),
@@ -34,6 +38,28 @@ def write_run_record(cfg: Any, run_dir: Path, trainer: Any, agent: Path, minutes
     }
     write_atomically(Path(run_dir) / RUN_RECORD, json.dumps(json_ready(record), indent=2, allow_nan=False) + "\n")
     return record
+
+
+def software_versions() -> dict[str, str | None]:
+    """What else decides a run's bits besides its config: the commit of this repository (None
+    outside a git checkout; "+changes" when the working tree differs from it) and the versions
+    of Python and of the libraries that compute (two runs of one config on other versions
+    may part ways after millions of decisions, by floating-point rounding alone)."""
+    here = Path(__file__).resolve().parent.parent
+    git = {"cwd": here, "capture_output": True, "text": True, "timeout": 10, "check": True}
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], **git).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], **git).stdout.strip()
+        commit += "+changes" if dirty else ""
+    except (OSError, subprocess.SubprocessError):
+        commit = None
+    versions: dict[str, str | None] = {"commit": commit, "python": platform.python_version()}
+    for package in ("numpy", "numba", "torch"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    return versions
 
 
 def read_run_record(run_dir: str | Path) -> dict[str, Any] | None:

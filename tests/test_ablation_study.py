@@ -154,6 +154,12 @@ def test_a_row_is_compared_to_the_row_it_names_else_its_tables_baseline():
     text = answer(rows)
     assert "**better**" in text[0] and "for 'hidden'" in text[0]
     assert "for 'shipped'" in text[1] and "no difference that these games can tell" in text[1]
+    assert len(text) == 2  # no replicate row: nothing said about run-to-run spread
+    rows.append(row("shipped, seed 2", 0.507, against="shipped", replicate=True))
+    compare(rows)
+    text = answer(rows)
+    assert text[-1].startswith("Two runs of one recipe: 'shipped, seed 2' lands -1.3 [")
+    assert "points from 'shipped'" in text[-1] and "difference of up to 1.3 points" in text[-1]
 
 
 def test_the_shipped_ablation_config_plans():

@@ -269,6 +269,8 @@ def test_train_and_evaluate_command_lines(tmp_path):
     assert len(events.Scalars("charts/SPS")) == 4  # 2048 decisions / (64 games x 8 steps)
     record = json.loads((run_dir / "run.json").read_text())  # what the finished run was
     assert record["decisions"] == 2048 and record["config"]["hidden"] == [32] and len(record["config_sha256"]) == 64
+    assert {"commit", "python", "numpy", "numba", "torch"} <= set(record["software"])
+    assert record["software"]["torch"] in (torch.__version__, torch.__version__.split("+")[0])
     assert (run_dir / "curve.png").is_file()
     from agents.training_curves import read_curve
 

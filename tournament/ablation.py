@@ -32,7 +32,7 @@ from envs.games import game as game_info
 from tournament.report import json_ready, save_figure, write_atomic
 from tournament.stats import Z95
 
-ROW_KEYS = ("name", "label", "config", "overrides", "baseline", "against")
+ROW_KEYS = ("name", "label", "config", "overrides", "baseline", "against", "replicate")
 
 
 @dataclasses.dataclass
@@ -42,7 +42,9 @@ class AblationConfig:
     study: str = "ablation"
     # Each row: {name: <run name>, label: <the change, in words>, config: <training config>,
     # overrides: [key=value, ...], baseline: true (the row the others of its table are compared to),
-    # against: <row name> (compare this row with that one instead: a change to another row's recipe)}
+    # against: <row name> (compare this row with that one instead: a change to another row's recipe),
+    # replicate: true (the recipe of the row it is compared to, another seed: how far two runs of
+    # one recipe land apart, which the report sets beside every other difference)}
     rows: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     overrides: list[str] = dataclasses.field(default_factory=list)  # for every row, before the row's own
     runs: str = "runs/ablate"  # every row's log_dir
@@ -99,6 +101,7 @@ class Row:
     change: str  # the row's own overrides
     baseline: bool
     against: str | None  # the row it is compared to, if not its table's baseline
+    replicate: bool  # the same recipe as the row it is compared to (another seed)
     args: list[str]
     cfg: Any
     run_dir: Path
@@ -137,6 +140,7 @@ def plan(config: AblationConfig) -> list[Row]:
                 change,
                 bool(row.get("baseline")),
                 row.get("against"),
+                bool(row.get("replicate")),
                 args,
                 cfg,
                 run_dir,
@@ -211,7 +215,13 @@ def run_study(data: dict[str, Any], console: Console) -> int:
     results, missing = [], []
     for i, row in enumerate(rows, 1):
         console.print(f"[bold]row {i}/{len(rows)}[/]: " + escape(f"{row.name} ({row.label}), run {row.run_dir}"))
-        common = {"name": row.name, "label": row.label, "baseline": row.baseline, "against": row.against}
+        common = {
+            "name": row.name,
+            "label": row.label,
+            "baseline": row.baseline,
+            "against": row.against,
+            "replicate": row.replicate,
+        }
         common["config_sha256"] = row.digest
         common |= {"game": row.cfg.game, "players": row.cfg.players, "change": row.change}
         if row in from_data:
@@ -396,7 +406,30 @@ def answer(results: list[dict[str, Any]]) -> list[str]:
             f"{base['win_rate']:.3f} for '{base['label']}' ({_millions(base['decisions'])}), "
             f"{100 * r['delta']:+.1f} [{lo:+.1f}, {hi:+.1f}] points: {verdict}."
         )
-    return lines or ["- no row has the row it is compared to here: nothing to compare yet."]
+    if not lines:
+        return ["- no row has the row it is compared to here: nothing to compare yet."]
+    return lines + run_to_run(results)
+
+
+def run_to_run(results: list[dict[str, Any]]) -> list[str]:
+    """What the replicate rows say about single runs: how far two runs of one recipe land apart,
+    beside every other difference (the intervals above count the games' noise, not the run's)."""
+    pairs = [r for r in results if r.get("replicate") and r["delta"] is not None]
+    if not pairs:
+        return []
+    spread = max(abs(100 * r["delta"]) for r in pairs)
+    labels = {r["name"]: r["label"] for r in results}
+    each = "; ".join(
+        f"'{r['label']}' lands {100 * r['delta']:+.1f} [{100 * r['delta_low']:+.1f}, {100 * r['delta_high']:+.1f}] "
+        f"points from '{labels[r['compared_to']]}'"
+        for r in pairs
+    )
+    return [
+        "",
+        f"Two runs of one recipe: {each}. The intervals above count the noise of the games, not of the "
+        f"training run; a single run's difference of up to {spread:.1f} points can be the run's luck alone, "
+        "so read a verdict of better or worse that close to zero as a reason to try more seeds, not as a finding.",
+    ]
 
 
 def markdown(
