@@ -158,8 +158,10 @@ def test_a_row_is_compared_to_the_row_it_names_else_its_tables_baseline():
     rows.append(row("shipped, seed 2", 0.507, against="shipped", replicate=True))
     compare(rows)
     text = answer(rows)
-    assert text[-1].startswith("Two runs of one recipe: 'shipped, seed 2' lands -1.3 [")
-    assert "points from 'shipped'" in text[-1] and "difference of up to 1.3 points" in text[-1]
+    assert text[-1].startswith("Two runs of one recipe (one pair of runs): 'shipped, seed 2' (classic UNO, 2 players)")
+    assert "lands -1.3 [" in text[-1] and "points from 'shipped'" in text[-1] and "within about 1.3 points" in text[-1]
+    # 'shipped' is better than 'hidden' by these games, by less than two runs of one recipe differ
+    assert "**better** by these games, but its interval ends within the 1.3 points two runs differ by" in text[0]
 
 
 def test_the_shipped_ablation_config_plans():

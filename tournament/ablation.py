@@ -393,6 +393,7 @@ def plot_rows(results: list[dict[str, Any]], path: Path, config: AblationConfig)
 def answer(results: list[dict[str, Any]]) -> list[str]:
     """Each row against the row it is compared to, in words: a difference only where the interval says so."""
     lines = []
+    spread = replicate_spread(results)
     for r in results:
         if r["delta"] is None:
             if not r["baseline"]:
@@ -400,6 +401,8 @@ def answer(results: list[dict[str, Any]]) -> list[str]:
             continue
         lo, hi = 100 * r["delta_low"], 100 * r["delta_high"]
         verdict = "**better**" if lo > 0 else "**worse**" if hi < 0 else "no difference that these games can tell"
+        if spread is not None and not r.get("replicate") and 0 < (lo if lo > 0 else -hi) < spread:
+            verdict += f" by these games, but its interval ends within the {spread:.1f} points two runs differ by"
         base = next(b for b in results if b["name"] == r["compared_to"])
         lines.append(
             f"- {_table(r)}, {r['label']} ({_millions(r['decisions'])} decisions): {r['win_rate']:.3f} against "
@@ -411,24 +414,32 @@ def answer(results: list[dict[str, Any]]) -> list[str]:
     return lines + run_to_run(results)
 
 
-def run_to_run(results: list[dict[str, Any]]) -> list[str]:
-    """What the replicate rows say about single runs: how far two runs of one recipe land apart,
-    beside every other difference (the intervals above count the games' noise, not the run's)."""
+def replicate_spread(results: list[dict[str, Any]]) -> float | None:
+    """The largest difference, in points, between a replicate row and the run of the recipe it
+    repeats (None: no replicate row)."""
     pairs = [r for r in results if r.get("replicate") and r["delta"] is not None]
-    if not pairs:
+    return max(abs(100 * r["delta"]) for r in pairs) if pairs else None
+
+
+def run_to_run(results: list[dict[str, Any]]) -> list[str]:
+    """What the replicate rows say about single runs: how far two runs of one recipe land apart
+    (the intervals above count the games' noise, not the training run's)."""
+    spread = replicate_spread(results)
+    if spread is None:
         return []
-    spread = max(abs(100 * r["delta"]) for r in pairs)
     labels = {r["name"]: r["label"] for r in results}
+    pairs = [r for r in results if r.get("replicate") and r["delta"] is not None]
     each = "; ".join(
-        f"'{r['label']}' lands {100 * r['delta']:+.1f} [{100 * r['delta_low']:+.1f}, {100 * r['delta_high']:+.1f}] "
-        f"points from '{labels[r['compared_to']]}'"
+        f"'{r['label']}' ({_table(r)}) lands {100 * r['delta']:+.1f} [{100 * r['delta_low']:+.1f}, "
+        f"{100 * r['delta_high']:+.1f}] points from '{labels[r['compared_to']]}'"
         for r in pairs
     )
+    runs = "one pair of runs" if len(pairs) == 1 else f"{len(pairs)} pairs of runs"
     return [
         "",
-        f"Two runs of one recipe: {each}. The intervals above count the noise of the games, not of the "
-        f"training run; a single run's difference of up to {spread:.1f} points can be the run's luck alone, "
-        "so read a verdict of better or worse that close to zero as a reason to try more seeds, not as a finding.",
+        f"Two runs of one recipe ({runs}): {each}. The intervals above count the noise of the games, not "
+        f"of the training run, so a verdict whose interval ends within about {spread:.1f} points of zero (marked "
+        "so above: within the points two runs differ by) is a reason to try more seeds, not a finding.",
     ]
 
 
@@ -445,7 +456,8 @@ def markdown(
         "run (`python train.py --config <config> <change>`, the study's overrides first: "
         f"`{' '.join(config.overrides) or 'none'}`) whose agent then plays `{_spec(config.opponent)}` on the same "
         f"{config.games:,} games on duplicate deals (seed {config.seed}, every seating), so the rows of a table "
-        "differ in the recipe only. A finished run of the same config (`runs/.../run.json`, same `config_sha256`) is "
+        "differ in the recipe (and in the luck of each training run: see the end of the answer). A finished run "
+        "of the same config (`runs/.../run.json`, same `config_sha256`) is "
         "measured, not trained again; a row with no run on this machine whose config is the one this report's "
         "data holds is taken from that data ('from the data').",
         "",
