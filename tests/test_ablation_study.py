@@ -123,6 +123,17 @@ def test_the_study_refuses_what_it_cannot_run(tmp_path):
                 "rows": [*_config(tmp_path)["rows"][:1], {"name": "b", "config": "x", "against": "nosuch"}],
             }
         )
+    from tournament.ablation import plan
+
+    base = _config(tmp_path)["rows"][0]
+    again = {"name": "again", "config": "configs/uno_2p_ppo.yaml", "replicate": True, "overrides": ["seed=2"]}
+    assert [r.replicate for r in plan(AblationConfig.from_mapping(_config(tmp_path, rows=[base, again])))] == [
+        False,
+        True,
+    ]
+    tweak = {**again, "overrides": ["seed=2", "ent_coef=0.001"]}
+    with pytest.raises(ValueError, match=r"row again: replicate: true repeats base's recipe .* ent_coef differ"):
+        plan(AblationConfig.from_mapping(_config(tmp_path, rows=[base, tweak])))
     live = tmp_path / "runs" / "base"  # a row still training side by side: not replaced under it
     live.mkdir(parents=True)
     (live / "checkpoint.pt").write_bytes(b"")

@@ -149,7 +149,34 @@ def plan(config: AblationConfig) -> list[Row]:
                 earlier,
             )
         )
+    for row in rows:
+        if row.replicate:
+            _check_replicate(row, rows)
     return rows
+
+
+def _check_replicate(row: Row, rows: list[Row]) -> None:
+    """A replicate row must train the recipe of the row it is compared to, another seed: any
+    other difference would pass a change off as a run's luck."""
+    from agents.best_response import PLACE_KEYS
+
+    table = (row.cfg.game, row.cfg.players)
+    ref = next(
+        (r for r in rows if r.name == row.against)
+        if row.against
+        else (r for r in rows if r.baseline and (r.cfg.game, r.cfg.players) == table),
+        None,
+    )
+    if ref is None or ref is row:
+        raise ValueError(f"row {row.name}: replicate: true needs a row to repeat (against, or its table's baseline)")
+    skip = {*PLACE_KEYS, "seed"}
+    mine, theirs = row.cfg.to_dict(), ref.cfg.to_dict()
+    differ = sorted(k for k in mine if k not in skip and mine[k] != theirs.get(k))
+    if differ:
+        raise ValueError(
+            f"row {row.name}: replicate: true repeats {ref.name}'s recipe with another seed, but "
+            f"{', '.join(differ)} differ; only seed may"
+        )
 
 
 def _millions(decisions: int, digits: int = 0) -> str:
@@ -414,10 +441,15 @@ def answer(results: list[dict[str, Any]]) -> list[str]:
     return lines + run_to_run(results)
 
 
+def _replicates(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The replicate rows compared with the run they repeat."""
+    return [r for r in results if r.get("replicate") and r["delta"] is not None]
+
+
 def replicate_spread(results: list[dict[str, Any]]) -> float | None:
     """The largest difference, in points, between a replicate row and the run of the recipe it
     repeats (None: no replicate row)."""
-    pairs = [r for r in results if r.get("replicate") and r["delta"] is not None]
+    pairs = _replicates(results)
     return max(abs(100 * r["delta"]) for r in pairs) if pairs else None
 
 
@@ -428,7 +460,7 @@ def run_to_run(results: list[dict[str, Any]]) -> list[str]:
     if spread is None:
         return []
     labels = {r["name"]: r["label"] for r in results}
-    pairs = [r for r in results if r.get("replicate") and r["delta"] is not None]
+    pairs = _replicates(results)
     each = "; ".join(
         f"'{r['label']}' ({_table(r)}) lands {100 * r['delta']:+.1f} [{100 * r['delta_low']:+.1f}, "
         f"{100 * r['delta_high']:+.1f}] points from '{labels[r['compared_to']]}'"
