@@ -19,6 +19,15 @@ Two choices keep the noise of a few dozen rollouts from costing games:
   (``confidence: 0``) picks among near-equal actions at random and plays worse than its
   own rollout policy (docs/search.md gives the measurements).
 
+A third keeps it from betting on what its worlds cannot know. The worlds deal the unseen
+cards at random, whatever the other players did: in them the player of a Wild Draw Four
+held the colour in force as often as a random hand does, while real players mostly play one
+when they cannot follow; and a bluff is answered by the rollout policy, not by the real
+challenger. So the search would challenge and bluff by a model of the opponents it does
+not have. With ``bets: prior`` (the default) the decisions that are such bets, the
+game's :meth:`SearchPolicy.bets`, keep the prior's choice (``bets: search`` searches them
+too; docs/search.md measures both).
+
 Cost: a searched decision steps about ``worlds x legal actions x depth`` games; a decision
 with a single legal action costs nothing (``python bench/search.py``).
 """
@@ -36,6 +45,8 @@ from agents.policy import SeededPolicy, as_masks, check_chosen
 MAX_ROWS = 1 << 16
 #: ``value: shipped``: the critic of the shipped agent for the game and table size.
 SHIPPED = "shipped"
+#: ``bets``: who decides a bet on how the opponents play (a bluff, a challenge).
+BETS = ("prior", "search")
 
 
 class SearchPolicy(SeededPolicy):
@@ -51,6 +62,8 @@ class SearchPolicy(SeededPolicy):
             position; 0 plays to the end. Default: the game's ``default_depth``.
         value: the checkpoint whose value head is the critic, or ``shipped`` (the shipped
             agent of the game and table size). Default: the game's ``default_value``.
+        bets: ``prior`` keeps the prior's choice in decisions that bet on how the opponents
+            play (:meth:`bets`), ``search`` searches them like any other.
         rules: the table's rules options (tournaments and trainers pass theirs).
         max_rows: rows stepped in one engine batch (memory bound).
     """
@@ -76,6 +89,7 @@ class SearchPolicy(SeededPolicy):
         confidence: float = 1.0,
         depth: int | None = None,
         value: str | None = None,
+        bets: str = "prior",
         rules: Mapping[str, Any] | None = None,
         max_rows: int = MAX_ROWS,
     ) -> None:
@@ -98,8 +112,11 @@ class SearchPolicy(SeededPolicy):
             raise ValueError(f"value must be a checkpoint path, 'shipped' or '', got {value!r}")
         if depth and not value:
             raise ValueError("depth > 0 needs value: a checkpoint whose critic scores where rollouts stop")
+        if bets not in BETS:
+            raise ValueError(f"bets={bets!r}; allowed: {', '.join(BETS)}")
         self.worlds, self.max_rows, self.rollout_spec = worlds, max_rows, rollout
         self.confidence, self.depth, self.value_path = float(confidence), depth, value
+        self.search_bets = bets == "search"
         self._critics: dict[int, Any] = {}
         if value and value != SHIPPED:
             self._critic(0)  # a bad checkpoint is refused now, not mid-tournament
@@ -120,6 +137,13 @@ class SearchPolicy(SeededPolicy):
     def sample_worlds(self, obs: np.ndarray, worlds: int) -> Any:
         """An engine of ``len(obs) * worlds`` games (auto_reset off), the observer at seat 0 to act."""
         raise NotImplementedError
+
+    def bets(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``bool [B, A]``: legal actions that bet on how the opponents play, which worlds dealt
+        at random cannot judge. With ``bets: prior`` a decision whose prior makes such a bet
+        keeps it, and the other decisions search only the actions that are none. None in a
+        game without such decisions."""
+        return np.zeros(mask.shape, bool)
 
     def _critic(self, num_players: int) -> Any:
         """The network whose value head scores where rollouts stop: ``value``'s checkpoint, or
@@ -146,6 +170,12 @@ class SearchPolicy(SeededPolicy):
         mask = as_masks(mask)
         obs = np.asarray(obs, np.float32)
         prior = self.rollout(obs, mask)  # the rollout policy's own choice: forced moves and ties
+        if not self.search_bets:  # where the prior bets it plays so, elsewhere no bet is searched
+            bets = self.bets(obs, mask)
+            ar = np.arange(mask.shape[0])
+            kept = np.zeros_like(mask)
+            kept[ar, prior] = True
+            mask = np.where(bets[ar, prior][:, None], kept, mask & ~bets)
         legal = mask.sum(axis=1)
         rows = (legal > 1).nonzero()[0]
         actions = prior.copy()
@@ -241,6 +271,30 @@ class UnoSearchPolicy(SearchPolicy):
         from envs.uno.worlds import sample_worlds
 
         return sample_worlds(obs, self.rules, worlds, self.rng)[0]
+
+    def bets(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Challenge or accept (phase ``challenge``: was the Wild Draw Four a bluff?), and a
+        Wild Draw Four that would be a bluff (``kernel.bluffs``: will it be challenged?)."""
+        from envs.uno import actions, kernel
+        from envs.uno.observation import decode
+
+        out = np.zeros(mask.shape, bool)
+        answering = mask[:, actions.CHALLENGE]
+        out[answering, actions.CHALLENGE] = out[answering, actions.ACCEPT] = True
+        view = decode(obs)
+        B = mask.shape[0]
+        bluff = np.zeros(B, bool)
+        kernel.bluffs(
+            view["hand"][:, None, :],
+            view["colour"],
+            view["pending_draw"],
+            np.arange(B),
+            np.zeros(B, np.int64),
+            bluff,
+        )
+        w4 = slice(actions.PLAY_WILD_DRAW_FOUR, actions.PLAY_WILD_DRAW_FOUR + 4)
+        out[:, w4] = (bluff & (view["colour"] >= 0) & ~answering)[:, None] & mask[:, w4]
+        return out
 
 
 def search_class(game: str) -> type:

@@ -38,6 +38,7 @@ from tournament.schedule import build_schedule  # noqa: E402
 from tournament.stats import summarise  # noqa: E402
 
 V2 = "models/uno_2p_ppo.pt"
+AGENT2 = {"name": "agent", "checkpoint": V2}
 #: (game, what varies, spec). The first row of each game is its default setting (``{name: search}``).
 SETTINGS: list[tuple[str, str, dict[str, Any]]] = [
     ("uno", "default", {"name": "search", "worlds": 16, "depth": 8, "value": V2}),
@@ -48,6 +49,8 @@ SETTINGS: list[tuple[str, str, dict[str, Any]]] = [
     ("uno", "depth", {"name": "search", "worlds": 16, "depth": 0}),
     ("uno", "confidence", {"name": "search", "worlds": 16, "depth": 8, "value": V2, "confidence": 0}),
     ("uno", "rollout", {"name": "search", "worlds": 16, "depth": 8, "value": V2, "rollout": "rlcard_rule"}),
+    ("uno", "rollout", {"name": "search", "worlds": 16, "depth": 8, "value": V2, "rollout": AGENT2, "confidence": 2.0}),
+    ("uno", "bets", {"name": "search", "worlds": 16, "depth": 8, "value": V2, "bets": "search"}),
     ("tricks", "default", {"name": "search"}),
     ("tricks", "worlds", {"name": "search", "worlds": 8}),
     ("tricks", "confidence", {"name": "search", "worlds": 8, "confidence": 0}),
@@ -141,6 +144,11 @@ are not counted), median of 3 runs on positions from heuristic self-play.
 ## Classic UNO, 2 players, against `heuristic`
 
 {table("uno")}
+
+`bets`: with `prior` (the default) the decisions that bet on how the opponents play, a
+challenge and a Wild Draw Four that would be a bluff, keep the rollout policy's choice: the
+worlds deal a bluffer's hand at random, whatever it did, and their bluffs are answered by
+the rollout policy, not by the real challenger. `bets=search` searches them as well.
 
 The best lower bound here is `{best["label"]}`'s, {best["ci_low"]:.3f}. The issue's target
 (a lower bound above 0.55 over 20,000 games) is {"reached" if best["ci_low"] > 0.55 else "not reached"}

@@ -173,3 +173,55 @@ def test_bad_search_parameters_are_refused():
         make_policy("uno", {"name": "search", "rollout": "search"})
     with pytest.raises(ValueError, match="unknown"):
         make_policy("uno", {"name": "search", "rollout": "nobody"})
+
+
+def _bet_positions(players: int = 2, games: int = 2048, steps: int = 40):
+    """Observations of random play in phase challenge, and in phase play where a Wild Draw Four
+    would be a bluff (the player holds the colour in force) and is legal."""
+    from envs.uno import actions
+    from envs.uno.observation import decode
+
+    eng = UnoEngine(games, players, UnoRules(), seed=5)
+    obs, mask = eng.reset()
+    policy = RandomPolicy(seed=5)
+    rows_obs, rows_mask = [], []
+    w4 = slice(actions.PLAY_WILD_DRAW_FOUR, actions.PLAY_WILD_DRAW_FOUR + 4)
+    for _ in range(steps):
+        view = decode(obs)
+        colour = view["colour"]
+        of_colour = TYPE_COLOUR[None, :] == colour[:, None]  # wilds are no colour
+        holds = (colour >= 0) & ((view["hand"] > 0) & of_colour).any(axis=1)
+        bluff = holds & mask[:, w4].any(axis=1) & (view["pending_draw"] == 0) & ~mask[:, actions.CHALLENGE]
+        pick = mask[:, actions.CHALLENGE] | bluff
+        rows_obs.append(obs[pick])
+        rows_mask.append(mask[pick])
+        obs, mask, _, _ = eng.step(policy(obs, mask))
+    obs, mask = np.concatenate(rows_obs), np.concatenate(rows_mask)
+    answering = mask[:, actions.CHALLENGE].nonzero()[0][:48]
+    playing = (~mask[:, actions.CHALLENGE]).nonzero()[0][:48]
+    rows = np.concatenate([answering, playing])
+    return obs[rows], mask[rows]
+
+
+def test_search_leaves_bets_to_its_prior():
+    """``bets: prior``: a challenge is answered as the prior answers it, and a Wild Draw Four
+    that would be a bluff is played only where the prior plays it; ``bets: search`` decides
+    both by its worlds (which deal the bluffer's hand at random) and does differ."""
+    from envs.uno import actions
+
+    obs, mask = _bet_positions()
+    answering = mask[:, actions.CHALLENGE]
+    assert answering.sum() >= 10 and (~answering).sum() >= 10
+    prior = make_policy("uno", "heuristic", seed=1)(obs, mask)
+    spec = {"name": "search", "worlds": 4, "depth": 0, "confidence": 0, "rollout": "heuristic"}
+    chosen = make_policy("uno", spec, seed=2, rules={})(obs, mask)
+    np.testing.assert_array_equal(chosen[answering], prior[answering])
+    is_w4 = (chosen >= actions.PLAY_WILD_DRAW_FOUR) & (chosen < actions.PLAY_WILD_DRAW_FOUR + 4)
+    prior_w4 = (prior >= actions.PLAY_WILD_DRAW_FOUR) & (prior < actions.PLAY_WILD_DRAW_FOUR + 4)
+    assert not (is_w4 & ~prior_w4).any()
+    np.testing.assert_array_equal(chosen[prior_w4], prior[prior_w4])
+    assert (chosen[~answering] != prior[~answering]).any()  # the other moves are still searched
+    searched = make_policy("uno", {**spec, "bets": "search"}, seed=2, rules={})(obs, mask)
+    assert (searched != prior)[answering | ~prior_w4].any()
+    with pytest.raises(ValueError, match="bets"):
+        make_policy("uno", {**spec, "bets": "never"})
