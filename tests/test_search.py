@@ -205,23 +205,36 @@ def _bet_positions(players: int = 2, games: int = 2048, steps: int = 40):
 
 def test_search_leaves_bets_to_its_prior():
     """``bets: prior``: a challenge is answered as the prior answers it, and a Wild Draw Four
-    that would be a bluff is played only where the prior plays it; ``bets: search`` decides
-    both by its worlds (which deal the bluffer's hand at random) and does differ."""
+    that would be a bluff is played exactly where the prior plays one; ``bets: search``
+    decides both by its worlds (which deal the bluffer's hand at random) and does differ."""
     from envs.uno import actions
 
     obs, mask = _bet_positions()
     answering = mask[:, actions.CHALLENGE]
-    assert answering.sum() >= 10 and (~answering).sum() >= 10
-    prior = make_policy("uno", "heuristic", seed=1)(obs, mask)
-    spec = {"name": "search", "worlds": 4, "depth": 0, "confidence": 0, "rollout": "heuristic"}
+    playing = ~answering
+    assert answering.sum() >= 10 and playing.sum() >= 10
+    w4 = slice(actions.PLAY_WILD_DRAW_FOUR, actions.PLAY_WILD_DRAW_FOUR + 4)
+
+    def plays_w4(a: np.ndarray) -> np.ndarray:
+        return (a >= w4.start) & (a < w4.stop)
+
+    # A prior that never bluffs and never challenges: the search does neither.
+    honest = {"name": "heuristic", "bluff": 0.0, "challenge": "never"}
+    prior = make_policy("uno", honest, seed=1)(obs, mask)
+    assert (prior[answering] == actions.ACCEPT).all() and not plays_w4(prior[playing]).any()
+    spec = {"name": "search", "worlds": 4, "depth": 0, "confidence": 0, "rollout": honest}
     chosen = make_policy("uno", spec, seed=2, rules={})(obs, mask)
-    np.testing.assert_array_equal(chosen[answering], prior[answering])
-    is_w4 = (chosen >= actions.PLAY_WILD_DRAW_FOUR) & (chosen < actions.PLAY_WILD_DRAW_FOUR + 4)
-    prior_w4 = (prior >= actions.PLAY_WILD_DRAW_FOUR) & (prior < actions.PLAY_WILD_DRAW_FOUR + 4)
-    assert not (is_w4 & ~prior_w4).any()
-    np.testing.assert_array_equal(chosen[prior_w4], prior[prior_w4])
-    assert (chosen[~answering] != prior[~answering]).any()  # the other moves are still searched
+    assert (chosen[answering] == actions.ACCEPT).all() and not plays_w4(chosen[playing]).any()
+    assert (chosen[playing] != prior[playing]).any()  # the other moves are still searched
     searched = make_policy("uno", {**spec, "bets": "search"}, seed=2, rules={})(obs, mask)
-    assert (searched != prior)[answering | ~prior_w4].any()
+    assert (searched[answering] == actions.CHALLENGE).any()  # random worlds find bluffers
+    assert plays_w4(searched[playing]).any()  # and rollouts that never challenge reward a bluff
+
+    # A prior that plays its Wild Draw Four first, bluff or not: the search keeps the bluff.
+    bluffer = {"name": "greedy", "bluff": 1.0, "challenge": "never"}
+    prior = make_policy("uno", bluffer, seed=1)(obs, mask)
+    assert plays_w4(prior[playing]).all()
+    chosen = make_policy("uno", {**spec, "rollout": bluffer}, seed=2, rules={})(obs, mask)
+    assert plays_w4(chosen[playing]).all()  # its colour: the prior's (tie-break) choice
     with pytest.raises(ValueError, match="bets"):
         make_policy("uno", {**spec, "bets": "never"})
