@@ -62,7 +62,7 @@ class SearchPolicy(SeededPolicy):
             position; 0 plays to the end. Default: the game's ``default_depth``.
         value: the checkpoint whose value head is the critic, or ``shipped`` (the shipped
             agent of the game and table size). Default: the game's ``default_value``.
-        bets: ``prior`` keeps the prior's choice in decisions that bet on how the opponents
+        bets: ``prior`` (default) keeps the prior's choice in decisions that bet on how the opponents
             play (:meth:`bets`), ``search`` searches them like any other.
         rules: the table's rules options (tournaments and trainers pass theirs).
         max_rows: rows stepped in one engine batch (memory bound).
