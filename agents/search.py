@@ -20,8 +20,8 @@ Two choices keep the noise of a few dozen rollouts from costing games:
   own rollout policy (docs/search.md gives the measurements).
 
 A third keeps it from betting on what its worlds cannot know. The worlds deal the unseen
-cards at random, whatever the other players did: in them the player of a Wild Draw Four
-held the colour in force as often as a random hand does, while real players mostly play one
+cards at random among those each player could hold, whatever it chose to play: in them the
+player of a Wild Draw Four held the colour in force about as often as a random hand does, while real players mostly play one
 when they cannot follow; and a bluff is answered by the rollout policy, not by the real
 challenger. So the search would challenge and bluff by a model of the opponents it does
 not have. With ``bets: prior`` (the default) the decisions that are such bets, the
@@ -62,8 +62,8 @@ class SearchPolicy(SeededPolicy):
             position; 0 plays to the end. Default: the game's ``default_depth``.
         value: the checkpoint whose value head is the critic, or ``shipped`` (the shipped
             agent of the game and table size). Default: the game's ``default_value``.
-        bets: ``prior`` (default) keeps the prior's choice in decisions that bet on how the opponents
-            play (:meth:`bets`), ``search`` searches them like any other.
+        bets: ``prior`` (default) keeps the prior's choice in decisions that bet on how the
+            opponents play (:meth:`bets`); ``search`` searches them like any other.
         rules: the table's rules options (tournaments and trainers pass theirs).
         max_rows: rows stepped in one engine batch (memory bound).
     """

@@ -148,7 +148,8 @@ are not counted), median of 3 runs on positions from heuristic self-play.
 `bets`: with `prior` (the default) the decisions that bet on how the opponents play, a
 challenge and a Wild Draw Four that would be a bluff, keep the rollout policy's choice: the
 worlds deal a bluffer's hand at random among the cards it could hold, whatever it did, and
-their bluffs are answered by the rollout policy, not by the real challenger. `bets=search` searches them as well.
+their bluffs are answered by the rollout policy, not by the real challenger. `bets=search`
+searches them as well.
 
 The best lower bound here is `{best["label"]}`'s, {best["ci_low"]:.3f}. The issue's target
 (a lower bound above 0.55 over 20,000 games) is {"reached" if best["ci_low"] > 0.55 else "not reached"}

@@ -175,24 +175,26 @@ def test_bad_search_parameters_are_refused():
         make_policy("uno", {"name": "search", "rollout": "nobody"})
 
 
-def _bet_positions(players: int = 2, games: int = 2048, steps: int = 40):
+def _bet_positions(players: int = 2, games: int = 2048, steps: int = 40, honest: bool = False):
     """Observations of random play in phase challenge, and in phase play where a Wild Draw Four
-    would be a bluff (the player holds the colour in force) and is legal."""
+    is legal and would be a bluff: the referee's verdict from the true state (``kernel.bluffs``
+    on the engine's hands, as the tournaments' tally reads it), not from the observation.
+    ``honest``: positions in phase play where a Wild Draw Four is legal and no bluff instead."""
     from envs.uno import actions
-    from envs.uno.observation import decode
+    from envs.uno.kernel import bluffs
 
     eng = UnoEngine(games, players, UnoRules(), seed=5)
     obs, mask = eng.reset()
     policy = RandomPolicy(seed=5)
     rows_obs, rows_mask = [], []
     w4 = slice(actions.PLAY_WILD_DRAW_FOUR, actions.PLAY_WILD_DRAW_FOUR + 4)
+    g = np.arange(games)
     for _ in range(steps):
-        view = decode(obs)
-        colour = view["colour"]
-        of_colour = TYPE_COLOUR[None, :] == colour[:, None]  # wilds are no colour
-        holds = (colour >= 0) & ((view["hand"] > 0) & of_colour).any(axis=1)
-        bluff = holds & mask[:, w4].any(axis=1) & (view["pending_draw"] == 0) & ~mask[:, actions.CHALLENGE]
-        pick = mask[:, actions.CHALLENGE] | bluff
+        bluff = np.zeros(games, bool)
+        bluffs(eng.hands, eng.colour, eng.pending_draw, g, eng.current.astype(np.int64), bluff)
+        answering = mask[:, actions.CHALLENGE]
+        playable = mask[:, w4].any(axis=1) & ~answering
+        pick = (playable & ~bluff) if honest else answering | (bluff & playable)
         rows_obs.append(obs[pick])
         rows_mask.append(mask[pick])
         obs, mask, _, _ = eng.step(policy(obs, mask))
@@ -217,6 +219,17 @@ def test_search_leaves_bets_to_its_prior():
 
     def plays_w4(a: np.ndarray) -> np.ndarray:
         return (a >= w4.start) & (a < w4.stop)
+
+    # What the search counts as a bet, from the observation alone, is the referee's verdict.
+    bets = make_policy("uno", {"name": "search", "depth": 0}, rules={}).bets(obs, mask)
+    np.testing.assert_array_equal(bets[playing][:, w4], mask[playing][:, w4])
+    assert (
+        bets[answering][:, [actions.CHALLENGE, actions.ACCEPT]].all()
+        and bets.sum() == 2 * answering.sum() + mask[playing][:, w4].sum()
+    )
+    honest_obs, honest_mask = _bet_positions(honest=True)  # a legal Wild Draw Four, no bluff
+    assert len(honest_obs) >= 10
+    assert not make_policy("uno", {"name": "search", "depth": 0}, rules={}).bets(honest_obs, honest_mask).any()
 
     # A prior that never bluffs and never challenges: the search does neither.
     honest = {"name": "heuristic", "bluff": 0.0, "challenge": "never"}
