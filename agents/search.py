@@ -21,12 +21,12 @@ Two choices keep the noise of a few dozen rollouts from costing games:
 
 A third keeps it from betting on what its worlds cannot know. The worlds deal the unseen
 cards at random among those each player could hold, whatever it chose to play: in them the
-player of a Wild Draw Four held the colour in force about as often as a random hand does, while real players mostly play one
-when they cannot follow; and a bluff is answered by the rollout policy, not by the real
-challenger. So the search would challenge and bluff by a model of the opponents it does
-not have. With ``bets: prior`` (the default) the decisions that are such bets, the
-game's :meth:`SearchPolicy.bets`, keep the prior's choice (``bets: search`` searches them
-too; docs/search.md measures both).
+player of a Wild Draw Four held the colour in force about as often as a random hand does,
+while real players mostly play one when they cannot follow; and a bluff is answered by the
+rollout policy, not by the real challenger. So the search would challenge and bluff by a
+model of the opponents it does not have. With ``bets: prior`` (the default) the decisions
+that are such bets, the game's :meth:`SearchPolicy.bets`, keep the prior's choice
+(``bets: search`` searches them too; docs/search.md measures both).
 
 Cost: a searched decision steps about ``worlds x legal actions x depth`` games; a decision
 with a single legal action costs nothing (``python bench/search.py``).
