@@ -40,6 +40,8 @@ class Collector:
     ) -> None:
         self.cfg, self.net, self.rng, self.device = cfg, net, rng, device
         self.critic = critic  # an oracle critic (agents.oracle_critic): the values of the rollout are its
+        self.guide: nn.Module | None = None  # oracle guiding (agents.oracle_guide): the actor's extra input
+        self.keep_probability = 0.0  # ... and the share of the learner's decisions that get it
         module = game_module(cfg.game)
         self.engine = module.Engine(cfg.num_games, cfg.players, module.Rules.from_dict(cfg.rules), seed=cfg.seed)
         self.pool = OpponentPool(cfg.game, cfg.opponents, cfg.rules, cfg.pool_size, rng)
@@ -73,12 +75,19 @@ class Collector:
         self.episode_length[games] = 0
 
     # ------------------------------------------------------------------ acting
-    def act(self, obs: np.ndarray, mask: np.ndarray, hidden: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, hidden: np.ndarray, keep: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The network's sampled actions, their log-probabilities and the values of these views
-        (the oracle critic's, given the hidden hands, where there is one)."""
+        (the oracle critic's, given the hidden hands, where there is one). ``keep``: where the
+        actor also sees the hidden hands (oracle guiding)."""
         with torch.no_grad():
+            extra = None
+            if self.guide is not None and keep is not None:
+                d = self.device
+                extra = self.guide(torch.as_tensor(hidden, device=d), torch.as_tensor(keep, device=d))
             logits, value = self.net(
-                torch.as_tensor(obs, device=self.device), torch.as_tensor(mask, device=self.device)
+                torch.as_tensor(obs, device=self.device), torch.as_tensor(mask, device=self.device), extra
             )
             logp_all = torch.log_softmax(logits, dim=-1).cpu().numpy()
         actions = sample_masked(logp_all, mask, self.rng)
@@ -97,8 +106,8 @@ class Collector:
             return self.critic(o, torch.as_tensor(hidden, device=self.device)).cpu().numpy()
 
     def hidden_hands(self, seats: np.ndarray | int | None = None) -> np.ndarray:
-        """What the oracle critic sees beyond the view (``[B, 0]`` without one)."""
-        if self.critic is None:
+        """What the oracle critic or guide sees beyond the view (``[B, 0]`` without either)."""
+        if self.critic is None and self.guide is None:
             return np.zeros((self.cfg.num_games, 0), np.float32)
         return self.engine.hidden_hands(seats)
 
@@ -130,8 +139,10 @@ class Collector:
                 actions[:] = teacher(self.obs, self.mask)
                 ro.value[t] = self.values(self.obs, hidden)
             elif rows.size:
+                if self.guide is not None:  # which decisions see the hidden hands (drawn only when guiding)
+                    ro.keep[t, rows] = self.rng.random(rows.size) < self.keep_probability
                 actions[rows], ro.logp[t, rows], ro.value[t, rows] = self.act(
-                    self.obs[rows], self.mask[rows], hidden[rows]
+                    self.obs[rows], self.mask[rows], hidden[rows], ro.keep[t, rows]
                 )
             others = (~learning).nonzero()[0]
             if others.size:

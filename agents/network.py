@@ -87,9 +87,15 @@ class ActorCritic(nn.Module):
         """What the first layer sees: the scaled observation, then the fine counts (if any)."""
         return network_inputs(self, obs)
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Masked logits ``[B, A]`` and values ``[B]``."""
-        h = self.trunk(self.inputs(obs))
+    def forward(
+        self, obs: torch.Tensor, mask: torch.Tensor, first_extra: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits ``[B, A]`` and values ``[B]``. ``first_extra``: a term added to the
+        first layer before its activation (oracle guiding in training, :mod:`agents.oracle_guide`)."""
+        if first_extra is None:
+            h = self.trunk(self.inputs(obs))
+        else:
+            h = self.trunk[1:](self.trunk[0](self.inputs(obs)) + first_extra)
         logits = self.policy_head(h).masked_fill(~mask, MASKED_LOGIT)
         return logits, self.value_head(h).squeeze(-1)
 

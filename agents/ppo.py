@@ -31,6 +31,7 @@ from agents.collector import Collector
 from agents.imitation import imitation_epochs
 from agents.network import ActorCritic, masked_log_probs
 from agents.oracle_critic import OracleCritic
+from agents.oracle_guide import OracleGuide, keep_probability
 from agents.ppo_config import BACKENDS, EVAL_OPPONENTS, PPOConfig, resolve_device
 from agents.rollout import Rollout, learning_samples, minibatches, multi_seat_gae
 from agents.training_checkpoint import restore_trainer, trainer_state
@@ -45,13 +46,16 @@ def ppo_loss(
     idx: torch.Tensor,
     cfg: PPOConfig,
     critic: nn.Module | None = None,
+    guide: nn.Module | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """The clipped PPO objective on minibatch ``idx`` of the samples ``b``: the loss and its parts.
 
     With an oracle ``critic`` (``critic: oracle``) the clipped value loss is the critic's, whose
     values made the advantages; the network's own value head learns the same returns as well
-    (plain squared error), so an exported agent still carries a value of its view."""
-    logits, value = net(b["obs"][idx], b["mask"][idx])
+    (plain squared error), so an exported agent still carries a value of its view. With a
+    ``guide`` (``oracle_guide``) the decisions that saw the hidden hands see them again here."""
+    extra = guide(b["hidden"][idx], b["keep"][idx]) if guide is not None else None
+    logits, value = net(b["obs"][idx], b["mask"][idx], extra)
     logp_all, entropy = masked_log_probs(logits, b["mask"][idx])
     new_logp = logp_all.gather(1, b["action"][idx, None]).squeeze(1)
     log_ratio = new_logp - b["logp"][idx]
@@ -89,14 +93,15 @@ def ppo_epochs(
     cfg: PPOConfig,
     rng: np.random.Generator,
     critic: nn.Module | None = None,
+    guide: nn.Module | None = None,
 ) -> dict[str, float]:
     """``update_epochs`` passes of minibatch steps over one rollout's samples (stopping early
     past ``target_kl``); the last minibatch's loss parts and the mean clip fraction."""
     clipfracs = []
-    params = [*net.parameters(), *(critic.parameters() if critic is not None else [])]
+    params = [*net.parameters(), *(m for x in (critic, guide) if x is not None for m in x.parameters())]
     for _epoch in range(cfg.update_epochs):
         for idx in minibatches(b["obs"].shape[0], cfg.num_minibatches, rng, b["obs"].device):
-            loss, parts = ppo_loss(net, b, idx, cfg, critic)
+            loss, parts = ppo_loss(net, b, idx, cfg, critic, guide)
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
@@ -134,7 +139,12 @@ class PPOTrainer:
         if cfg.critic == "oracle":  # as wide as what the engine hides from the player
             hands = self.collector.engine.hidden_hands().shape[1]
             self.critic = self.collector.critic = OracleCritic(self.net, hands, cfg.hidden).to(self.device)
-        params = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else [])]
+        self.guide = None  # oracle guiding (oracle_guide > 0), training only
+        if cfg.oracle_guide > 0:
+            hands = self.collector.engine.hidden_hands().shape[1]
+            self.guide = self.collector.guide = OracleGuide(hands, cfg.hidden[0]).to(self.device)
+        extras = [x for x in (self.critic, self.guide) if x is not None]
+        params = [*self.net.parameters(), *(p for x in extras for p in x.parameters())]
         self.optimizer = optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
         self.update_count = 0
         self.global_step = 0  # decisions of every seat
@@ -166,10 +176,11 @@ class PPOTrainer:
         if cfg.anneal_lr:
             frac = max(0.0, 1.0 - self.global_step / cfg.total_steps)
             self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+        self.collector.keep_probability = keep_probability(cfg.oracle_guide, self.global_step, cfg.total_steps)
         ro = (collect or self.collect)()
         collect_time = time.perf_counter() - start
         b = learning_samples(ro, *multi_seat_gae(ro, cfg.gamma, cfg.gae_lambda), self.device)
-        stats = ppo_epochs(self.net, self.optimizer, b, cfg, self.rng, self.critic)
+        stats = ppo_epochs(self.net, self.optimizer, b, cfg, self.rng, self.critic, self.guide)
         self.update_count += 1
         if cfg.snapshot_every and self.update_count % cfg.snapshot_every == 0 and cfg.pool_size:
             self.collector.pool.add_snapshot(self.net, self.rng)
@@ -181,6 +192,8 @@ class PPOTrainer:
             "charts/samples": float(b["obs"].shape[0]),
             "charts/pool_size": float(len(self.pool)),
         }
+        if self.guide is not None:
+            stats["charts/oracle_keep"] = self.collector.keep_probability
         eps = ro.episodes
         if eps["return"]:
             stats["charts/episodic_return"] = float(np.mean(eps["return"]))

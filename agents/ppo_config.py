@@ -32,6 +32,7 @@ NUMBER_RANGES = (
     ("vf_coef", lambda v: v >= 0, lambda v: v < float("inf"), ">= 0"),
     ("max_grad_norm", lambda v: v > 0, lambda v: v < float("inf"), "> 0"),
     ("target_kl", lambda v: v > 0, lambda v: v < float("inf"), "> 0 or null"),
+    ("oracle_guide", lambda v: v >= 0, lambda v: v <= 1, "in [0, 1] (a share of the run; 0: no guiding)"),
 )
 
 
@@ -87,6 +88,7 @@ class PPOConfig:
     )  # observation fields the network never sees (ablations)
     fine_counts: int = 0  # k > 0: counts bounded above k also enter as min(x, k) / k (agents.network)
     critic: str = "view"  # view | oracle: advantages from a critic that also sees the hidden hands (training only)
+    oracle_guide: float = 0.0  # share of the run over which the actor's view of the hidden hands fades out (0: none)
     # PPO
     learning_rate: float = 2.5e-4  # Adam's step size
     anneal_lr: bool = True  # linearly to 0 over total_steps
@@ -133,6 +135,7 @@ class PPOConfig:
         "drop_obs",
         "fine_counts",
         "critic",
+        "oracle_guide",
         "target",
         "opponents",
         "pool_size",
@@ -163,6 +166,8 @@ class PPOConfig:
             raise ValueError(f"critic must be one of {', '.join(CRITICS)}, got {self.critic!r}")
         if self.critic == "oracle" and self.backend != "local":
             raise ValueError("critic: oracle collects with the local backend only (the Ray actors have no critic)")
+        if self.oracle_guide and self.backend != "local":
+            raise ValueError("oracle_guide collects with the local backend only (the Ray actors have no guide)")
         for name, (low, high) in INTEGER_RANGES.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 #: The fields laid out ``[T, B, ...]`` (joined along the games axis B).
-TIME_MAJOR = ("obs", "hidden", "mask", "action", "logp", "value", "learning", "seat", "reward", "done")
+TIME_MAJOR = ("obs", "hidden", "keep", "mask", "action", "logp", "value", "learning", "seat", "reward", "done")
 #: The finished episodes' lists (pool games only: the learner's return, length and win).
 EPISODE_KEYS = ("return", "length", "win")
 
@@ -27,7 +27,8 @@ class Rollout:
     """Every decision of ``num_steps`` steps in ``num_games`` games, learning seats or not."""
 
     obs: np.ndarray  # float32 [T, B, obs]: the view of the player to act
-    hidden: np.ndarray  # float32 [T, B, K]: the other seats' hands, for an oracle critic (K = 0 without one)
+    hidden: np.ndarray  # float32 [T, B, K]: the other seats' hands, for an oracle critic or guide (K = 0 without)
+    keep: np.ndarray  # float32 [T, B]: 1 where the actor saw the hidden hands (oracle guiding), else 0
     mask: np.ndarray  # bool [T, B, A]: its legal actions
     action: np.ndarray  # int64 [T, B]: the action taken
     logp: np.ndarray  # float32 [T, B]: its log-probability under the network (learning seats)
@@ -47,6 +48,7 @@ class Rollout:
         return cls(
             obs=np.zeros((T, B, obs_size), np.float32),
             hidden=np.zeros((T, B, hidden_size), np.float32),
+            keep=np.zeros((T, B), np.float32),
             mask=np.zeros((T, B, num_actions), bool),
             action=np.zeros((T, B), np.int64),
             logp=np.zeros((T, B), np.float32),
@@ -106,9 +108,9 @@ def learning_samples(
     ro: Rollout, adv: np.ndarray, ret: np.ndarray, device: torch.device | str = "cpu"
 ) -> dict[str, torch.Tensor]:
     """The learning seats' decisions of a rollout as flat tensors on the device:
-    ``obs``, ``hidden``, ``mask``, ``action``, ``logp``, ``value``, ``adv``, ``ret``."""
+    ``obs``, ``hidden``, ``keep``, ``mask``, ``action``, ``logp``, ``value``, ``adv``, ``ret``."""
     pick = ro.learning
-    arrays: dict[str, Any] = {k: getattr(ro, k) for k in ("obs", "hidden", "mask", "action", "logp", "value")}
+    arrays: dict[str, Any] = {k: getattr(ro, k) for k in ("obs", "hidden", "keep", "mask", "action", "logp", "value")}
     arrays |= {"adv": adv, "ret": ret}
     return {k: torch.as_tensor(a[pick], device=device) for k, a in arrays.items()}
 

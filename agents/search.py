@@ -156,11 +156,12 @@ class SearchPolicy(SeededPolicy):
             self._critics[key] = network_from(load_checkpoint(path, self.game), path)
         return self._critics[key]
 
-    def leaf_values(self, eng: Any, games: np.ndarray) -> np.ndarray:
-        """The critic's value of these unfinished games for the observer (seat 0), in reward units."""
+    def leaf_values(self, eng: Any, games: np.ndarray, observer: np.ndarray | int = 0) -> np.ndarray:
+        """The critic's value of these unfinished games for the observer (``observer``: its
+        seat in every game of ``eng``), in reward units."""
         import torch
 
-        obs, _ = eng.observe(seats=0)
+        obs, _ = eng.observe(seats=observer)
         with torch.no_grad():
             value = self._critic(eng.num_players).value(torch.as_tensor(obs[games]))
         return value.numpy().astype(np.float64)
@@ -224,6 +225,7 @@ class SearchPolicy(SeededPolicy):
         rows = world.ravel()
         first = np.repeat(action, W)
         eng = eng.select(rows)
+        observer = eng.current_player.copy()  # whose result counts: the player to act (seat 0 of a sampled world)
         result = np.zeros(rows.size)
         live = np.arange(rows.size)  # row of each game of `eng` in `result`
         rollout_actions = first
@@ -234,13 +236,13 @@ class SearchPolicy(SeededPolicy):
             steps += 1
             ended = done.nonzero()[0]
             if ended.size:
-                result[live[ended]] = rewards[ended, 0]  # the observer's reward: its result
+                result[live[ended]] = rewards[ended, observer[live[ended]]]  # the observer's reward
             playing = eng.phase != eng.over_phase
             if not playing.any():
                 break
             if self.depth and steps > self.depth:  # stop here: the critic values the rest
                 going = playing.nonzero()[0]
-                result[live[going]] = self.leaf_values(eng, going)
+                result[live[going]] = self.leaf_values(eng, going, observer[live])
                 break
             if playing.mean() < 0.5:  # shrink the batch to the games still going
                 keep = playing.nonzero()[0]

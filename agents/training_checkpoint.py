@@ -26,6 +26,7 @@ def trainer_state(trainer: Any) -> dict[str, Any]:
             "config": trainer.cfg.to_dict(),
             "optimizer": copy.deepcopy(trainer.optimizer.state_dict()),
             **({"critic": copy.deepcopy(trainer.critic.state_dict())} if trainer.critic is not None else {}),
+            **({"guide": copy.deepcopy(trainer.guide.state_dict())} if trainer.guide is not None else {}),
             "update": trainer.update_count,
             "global_step": trainer.global_step,
             "rng": trainer.rng.bit_generator.state,
@@ -58,6 +59,8 @@ def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoin
         trainer.net.load_state_dict(data["model"])
         if trainer.critic is not None:
             trainer.critic.load_state_dict(tr["critic"])
+        if trainer.guide is not None:
+            trainer.guide.load_state_dict(tr["guide"])
         trainer.optimizer.load_state_dict(tr["optimizer"])
     except (RuntimeError, ValueError, KeyError) as err:
         raise ValueError(f"{source}: the saved network or optimiser does not fit ({err})") from None
