@@ -1,7 +1,7 @@
 """Scripted players of classic UNO: baselines for tournaments and opponents for learning.
 
 Every policy here reads only the observation of the player to act (a few fields sliced
-out of the 409 values, see :mod:`envs.uno.observation`) and its legal mask, never the
+out of the 449 values, see :mod:`envs.uno.observation`) and its legal mask, never the
 engine. It scores all 79 actions of every game at once (higher is better) and takes the
 best legal one, breaking ties at random with its own seeded generator, as
 :meth:`agents.policy.SeededPolicy.choose` does; there is no Python loop over games, so

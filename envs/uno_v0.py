@@ -15,7 +15,7 @@ written here.
 (:mod:`envs.vector`); ``gymnasium.make("unolab/Uno-v0")`` and ``gymnasium.make_vec(
 "unolab/Uno-v0", num_envs=N)`` build them by id once ``envs`` is imported.
 
-Observations are ``{"observation": float32[409], "action_mask": int8[79]}`` (layout in
+Observations are ``{"observation": float32[449], "action_mask": int8[79]}`` (layout in
 ``envs.uno.observation``); rewards arrive when the game ends, for every agent at once.
 An illegal action raises :class:`~envs.core.IllegalActionError` and changes nothing.
 """

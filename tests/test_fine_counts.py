@@ -89,8 +89,8 @@ def test_a_resume_with_other_fine_counts_and_an_edited_checkpoint_are_refused(tm
         PPOTrainer(tiny()).load_state_dict(trainer.state_dict(), "run")
     payload = trainer.agent_payload()
     for key, value, why in (
-        ("fine_cols", torch.tensor([0, len(OBS_NAMES)]), "must index the 409 observation values"),
-        ("fine_cols", torch.tensor([-1]), "must index the 409 observation values"),
+        ("fine_cols", torch.tensor([0, len(OBS_NAMES)]), "must index the 449 observation values"),
+        ("fine_cols", torch.tensor([-1]), "must index the 449 observation values"),
         ("fine_cap", torch.tensor(0.0), "fine_cap must be one number above 0"),
     ):
         edited = {**payload, "model": {**payload["model"], key: value}}

@@ -54,7 +54,7 @@ def test_a_sampling_agent_never_picks_a_masked_action(tmp_path):
     rng = np.random.default_rng(0)
     mask = rng.random((5000, 79)) < 0.05
     mask[np.arange(5000), rng.integers(79, size=5000)] = True
-    obs = rng.random((5000, 409)).astype(np.float32) * 4
+    obs = rng.random((5000, 449)).astype(np.float32) * 4
     actions = policy(obs, mask)
     assert mask[np.arange(5000), actions].all()
 
@@ -385,6 +385,6 @@ def test_a_checkpoint_whose_sizes_do_not_fit_the_game_is_refused_with_both_sizes
     data["obs_dim"], data["model"] = 300, ActorCritic(300, 70, [int(h) for h in data["hidden"]]).state_dict()
     path = save_checkpoint(tmp_path / "old_layout.pt", data)
     with pytest.raises(
-        ValueError, match="trained on 300 observation values and 70 actions; the uno game here has 409 and 79"
+        ValueError, match="trained on 300 observation values and 70 actions; the uno game here has 449 and 79"
     ):
         LearnedPolicy(checkpoint=str(path))

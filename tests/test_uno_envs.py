@@ -136,7 +136,7 @@ def test_gymnasium_env_plays_whole_games_against_given_policies():
         returns.append(total)
         obs, _ = env.reset()
     assert set(returns) <= {1.0, -0.5} and len(set(returns)) == 2
-    assert calls and all(shape == (1, 409) for shape in calls)
+    assert calls and all(shape == (1, 449) for shape in calls)
     assert "P0 [" in env.render() and "#" in env.render()  # other hands hidden from the seat
 
 

@@ -229,6 +229,8 @@ def test_sampled_worlds_respect_the_public_history():
     void[nxt][absent[0]] = 0  # the next player holds none of that colour
     void[prev] = [min(held[prev][k], 1) if held[prev][k] <= 1 else -1 for k in range(4)]  # at most one
     pos["void_draws"] = void
+    pos["chosen_colours"] = [None, None, None]
+    pos["chosen_colours"][nxt], pos["chosen_colours"][prev] = "G", "Y"
     pos["draw_pile"] += [c for c in dealt.position(0)["hands"][nxt] if c not in pos["hands"][nxt]]
     eng = engine(pos)
     worlds, _ = sample_worlds(eng.observe()[0], eng.rules, 300, np.random.default_rng(0))
@@ -238,6 +240,7 @@ def test_sampled_worlds_respect_the_public_history():
             if void[p][k] >= 0:
                 assert (worlds.hands[:, w, TYPE_COLOUR == k].sum(axis=1) <= void[p][k]).all(), (p, k)
         assert worlds.void_draws[:, w].tolist() == [void[p]] * 300
+        assert worlds.chosen_colour[:, w].tolist() == ["RYGB".index(pos["chosen_colours"][p])] * 300
         assert (worlds.hands[:, w].sum(axis=1) == len(pos["hands"][p])).all()
 
 
@@ -296,3 +299,40 @@ def test_a_trick_game_checkpoint_from_before_the_state_tables_resumes():
     state["trainer"]["engine"]["bogus"] = state["trainer"]["engine"].pop("leader")
     with pytest.raises(ValueError, match="does not fit this engine"):
         PPOTrainer(cfg).load_state_dict(state)
+
+
+def chosen_view(eng, seat: int) -> list[int]:
+    """The colour each relative seat last chose, as ``seat`` sees it (-1: none yet)."""
+    from envs.uno import decode
+
+    onehot = decode(eng.observe(seats=seat)[0])["chosen_colours"][0]
+    return np.where(onehot.any(axis=1), onehot.argmax(axis=1), -1)[: eng.num_players].tolist()
+
+
+def test_a_colour_named_or_switched_to_is_public_and_following_suit_is_no_choice():
+    R, Y, G, B = range(4)
+    eng = engine(position([["W", "R3", "Y9"], ["B9", "B2", "G7"], ["Y3", "Y4", "G1"]], top="R9"))
+    assert eng.position(0)["chosen_colours"] == [None] * 3
+    act(eng, "play W B")  # player 0 names blue
+    assert chosen_view(eng, 1) == [-1, -1, B]  # player 1 sees it at the previous seat (slot 2)
+    act(eng, "play B2")  # following the colour in force: no choice
+    assert eng.position(0)["chosen_colours"] == ["B", None, None]
+    eng = engine(position([["R3", "Y9"], ["B9", "Y2"], ["Y3", "G1"]], top="R9"))
+    act(eng, "play Y9")  # a 9 of another colour: a switch to yellow
+    assert eng.position(0)["chosen_colours"] == ["Y", None, None]
+    assert chosen_view(eng, 2) == [-1, Y, -1]  # player 2 sees player 0 as the next seat (slot 1)
+    del R, G
+
+
+def test_chosen_colours_go_with_a_swapped_hand_reset_each_hand_and_round_trip():
+    eng = engine(position([["R7", "R3", "B1"], ["Y1", "G2"], ["G4", "G5"]], top="R5"), seven_zero=True)
+    eng.load_state_arrays({**eng.state_arrays(), "chosen_colour": np.array([[1, 3, -1]])})
+    act(eng, "play R7", "swap 1")
+    assert eng.position(0)["chosen_colours"] == ["B", "Y", None]
+    again = engine(eng.position(0), seven_zero=True)
+    assert np.array_equal(again.observe()[0], eng.observe()[0])
+    eng = engine(position([["R3"], ["B9", "B2"]], top="R9", chosen_colours=["G", "B"]), match=True)
+    act(eng, "play R3")  # the hand ends; the next hand starts with no history
+    assert eng.chosen_colour[0].tolist() == [-1, -1]
+    with pytest.raises(ValueError, match=r"chosen_colours\[1\] must be R, Y, G, B or null, got 'blue'"):
+        engine(position([["R3"], ["B9"]], top="R9", chosen_colours=[None, "blue"]))

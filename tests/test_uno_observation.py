@@ -23,7 +23,7 @@ def test_layout_is_contiguous_and_documented():
     for start, size in starts:
         assert start == end
         end += size
-    assert end == OBS_SIZE == 409
+    assert end == OBS_SIZE == 449
     import envs.uno.observation as module
 
     for name in FIELDS:

@@ -146,7 +146,7 @@ def test_gymnasium_ids_make_the_single_seat_and_the_vector_env():
     env = gym.make("unolab/Uno-v0", num_players=3, opponent="random")
     check_env(env.unwrapped, skip_render_check=True)
     obs, _ = env.reset(seed=0)
-    assert obs["observation"].shape == (409,)
+    assert obs["observation"].shape == (449,)
     venv = gym.make_vec("unolab/UnoTricks-v0", num_envs=8)
     assert isinstance(venv, envs.vector.SeatVectorEnv) and venv.metadata["autoreset_mode"].name == "SAME_STEP"
     assert venv.reset(seed=0)[0]["action_mask"].shape == (8, 89)

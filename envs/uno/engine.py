@@ -62,7 +62,7 @@ class UnoEngine(BatchedEngine):
     """``num_games`` games of classic UNO for ``num_players`` players, stepped together.
 
     >>> eng = UnoEngine(num_games=4096, num_players=4, rules=UnoRules(), seed=0)
-    >>> obs, mask = eng.reset()          # float32 [B, 409], bool [B, 79]
+    >>> obs, mask = eng.reset()          # float32 [B, 449], bool [B, 79]
     >>> obs, mask, rewards, done = eng.step(actions)
 
     Attributes read by wrappers and trainers (all ``[B]`` or ``[B, P]`` arrays):

@@ -101,6 +101,14 @@ STATE = (
         doc="public history: -1, or the seat was seen without colour c (it drew, nothing to play, "
         "that colour in force) and took this many unknown cards into its hand since",
     ),
+    Part(
+        "chosen_colour",
+        np.int64,
+        (PLAYERS,),
+        fill=-1,
+        doc="public history: the colour the seat last chose, naming it for a wild or switching to it "
+        "with a card of another colour than the one in force; -1 before its first choice in a hand",
+    ),
     Part("game_seeds", np.uint64, stream=True),
     Part("rng_counter", np.uint64, stream=True),
     # Scratch for one game at a time: the kernels compile without reference counting (numba's
@@ -202,6 +210,7 @@ _REVEALED_HAND = FIELDS["revealed_hand"].start
 _REVEALED_SEAT = FIELDS["revealed_seat"].start
 _VOID_COLOURS = FIELDS["void_colours"].start
 _VOID_DRAWS = FIELDS["void_draws"].start
+_CHOSEN_COLOURS = FIELDS["chosen_colours"].start
 
 
 # ---------------------------------------------------------------------- small rules
@@ -255,6 +264,9 @@ def swap_hands(s, g: int, a: int, b: int) -> None:
         seen = s.void_draws[g, a, c]
         s.void_draws[g, a, c] = s.void_draws[g, b, c]
         s.void_draws[g, b, c] = seen
+    chosen = s.chosen_colour[g, a]
+    s.chosen_colour[g, a] = s.chosen_colour[g, b]
+    s.chosen_colour[g, b] = chosen
     if s.revealed_from[g] == a:  # so does a hand a challenge showed (it is now held at the other seat)
         s.revealed_from[g] = b
     elif s.revealed_from[g] == b:
@@ -382,6 +394,7 @@ def deal(s, g: int, num_players: int, hand_size: int) -> None:
     s.challenge_guilty[g] = False
     s.uno_declared[g] = False
     s.void_draws[g] = -1
+    s.chosen_colour[g] = -1
     s.revealed_to[g] = -1
     s.revealed_from[g] = -1
     start_hand(s, g, first_card, num_players)
@@ -446,7 +459,10 @@ def play_card(s, out, g: int, card: int, named: int, rules) -> bool:
         before = s.colour[g]
         s.challenge_guilty[g] = holds_colour(hands[g, p], before)
         s.challenge_colour[g] = before
-    s.colour[g] = named if named >= 0 else _COLOUR_OF[card]
+    new_colour = named if named >= 0 else _COLOUR_OF[card]
+    if named >= 0 or new_colour != s.colour[g]:  # public history: a colour the player chose
+        s.chosen_colour[g, p] = new_colour
+    s.colour[g] = new_colour
     left = hand_size[g, p]
     if left == 0:
         end_hand(s, out, g, p, rules)
@@ -677,8 +693,9 @@ def step_games(s, out, actions, rules) -> None:
             apply_effect(s, g, rules)
         elif a >= A.SWAP:
             swap_action(s, g, a - A.SWAP + 1, rules.num_players)
-        else:
+        else:  # the colour of a starting Wild, named by the first player
             s.colour[g] = _ACTION_COLOUR[a]
+            s.chosen_colour[g, s.current[g]] = _ACTION_COLOUR[a]
             s.phase[g] = PLAY
 
 
@@ -881,3 +898,6 @@ def write_observation_row(s, g: int, v: int, row, rules) -> None:
             if since >= 0:
                 row[_VOID_COLOURS + i * NUM_COLOURS + c] = 1.0
                 row[_VOID_DRAWS + i * NUM_COLOURS + c] = since
+        chosen = s.chosen_colour[g, seat]
+        if chosen >= 0:
+            row[_CHOSEN_COLOURS + i * NUM_COLOURS + chosen] = 1.0

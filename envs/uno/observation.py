@@ -1,7 +1,7 @@
 """Layout of the classic UNO observation, and its decoder.
 
 The observation is what the player to act may know, and nothing else: a flat
-``float32`` vector of :data:`OBS_SIZE` = 409 values, the same size for every player
+``float32`` vector of :data:`OBS_SIZE` = 449 values, the same size for every player
 count. "Relative seats" are counted *in the direction of play* from the observer:
 slot 0 is the observer, slot 1 the player who acts next (unless skipped), slot n-1 the
 one who acted before; slots >= n (fewer than 10 players) are 0.
@@ -37,6 +37,10 @@ field                  size  content
                              with nothing to play while the colour was in force)
 ``void_draws``           40  per relative seat and colour: cards that player has taken
                              since, unseen (any may be of that colour); 0 where unknown
+``chosen_colours``       40  public history, per relative seat, one-hot R Y G B: the
+                             colour that player last chose this hand (named for a
+                             wild, or switched to with a card of another colour than
+                             the one in force); all 0 before its first choice
 =====================  ====  ===========================================================
 
 :func:`decode` turns a batch of observations back into named arrays (scores in points,
@@ -81,16 +85,17 @@ FIELDS: dict[str, Field] = build_layout(
         ("revealed_seat", MAX_PLAYERS, 1),
         ("void_colours", MAX_PLAYERS * NUM_COLOURS, 1),
         ("void_draws", MAX_PLAYERS * NUM_COLOURS, 108),
+        ("chosen_colours", MAX_PLAYERS * NUM_COLOURS, 1),
     ]
 )
 OBS_SIZE: int = sum(f.size for f in FIELDS.values())
-assert OBS_SIZE == 409
+assert OBS_SIZE == 449
 #: Each value's name (``phase[swap]``, ``hand[3]``): checkpoints record it, so that an agent
 #: trained before an entry was added still loads (``agents.learned``).
 OBS_NAMES: tuple[str, ...] = entry_names(FIELDS)
 #: Entries added after the first layout (older checkpoints are fitted without them).
 ADDED_OBS_NAMES: tuple[str, ...] = ("phase[swap]",) + tuple(
-    name for name in OBS_NAMES if name.startswith(("void_colours[", "void_draws["))
+    name for name in OBS_NAMES if name.startswith(("void_colours[", "void_draws[", "chosen_colours["))
 )
 
 OBS_LOW, OBS_HIGH = layout_bounds(FIELDS)
@@ -109,7 +114,7 @@ def observation_bounds(rules: UnoRules) -> tuple[np.ndarray, np.ndarray]:
 
 
 def decode(obs: np.ndarray, target_score: int = 500) -> dict[str, np.ndarray]:
-    """Named fields of observations ``[..., 409]``.
+    """Named fields of observations ``[..., 449]``.
 
     Counts come back as ``int64``; one-hot fields also as an index (``top_card``,
     ``colour``, ``phase``, ``drawn_card``, ``challenge_colour``, ``revealed_seat``:
@@ -125,9 +130,18 @@ def decode(obs: np.ndarray, target_score: int = 500) -> dict[str, np.ndarray]:
     for name in ("top_card", "colour", "phase", "drawn_card", "challenge_colour", "revealed_seat"):
         onehot = out[name]
         out[name] = np.where(onehot.any(axis=-1), onehot.argmax(axis=-1), -1)
-    for name in ("hand", "hand_sizes", "discard_counts", "revealed_hand", "uno_declared", "void_colours", "void_draws"):
+    for name in (
+        "hand",
+        "hand_sizes",
+        "discard_counts",
+        "revealed_hand",
+        "uno_declared",
+        "void_colours",
+        "void_draws",
+        "chosen_colours",
+    ):
         out[name] = np.rint(out[name]).astype(np.int64)
-    for name in ("void_colours", "void_draws"):  # [..., seat, colour]
+    for name in ("void_colours", "void_draws", "chosen_colours"):  # [..., seat, colour]
         out[name] = out[name].reshape(*out[name].shape[:-1], MAX_PLAYERS, NUM_COLOURS)
     for name in ("direction", "num_players", "draw_pile_size", "discard_pile_size", "pending_draw"):
         out[name] = np.rint(out[name][..., 0]).astype(np.int64)

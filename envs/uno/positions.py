@@ -38,6 +38,9 @@ Keys (required first; the others default as shown)::
     void_draws       per seat, per colour R Y G B: -1, or that seat was seen without the
                      colour (it drew with nothing to play) and has taken this many unseen
                      cards since, 0..its hand size (public history)   all -1
+    chosen_colours   per seat: the colour it last chose in this hand (named for a wild,
+                     or switched to with a card of another colour than the one in
+                     force), R, Y, G or B, or null (public history)   all null
     rng              {"game_seed": int, "counter": int}, both 0..2**64-1   from the seed
 
 Every value is checked for its type and range: a mistake is a ``ValueError`` naming the key
@@ -86,6 +89,7 @@ OPTIONAL = (
     "hand_starter",
     "match_rewards",
     "void_draws",
+    "chosen_colours",
     "rng",
 )
 #: Most hands a position's match may have played (``hand_number``): far more than any match needs.
@@ -133,6 +137,7 @@ def position_of(eng: UnoEngine, i: int) -> dict[str, Any]:
         "hand_starter": int(eng.hand_starter[i]),
         "match_rewards": [float(x) for x in eng.match_rewards[i]],
         "void_draws": eng.void_draws[i].tolist(),
+        "chosen_colours": [COLOURS[c] if c >= 0 else None for c in eng.chosen_colour[i]],
         "rng": rng_state(eng, i),
     }
 
@@ -341,6 +346,15 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
                 )
     if rules.draw_anytime and (void_draws >= 0).any():
         raise ValueError("void_draws must be all -1 under draw_anytime (drawing then tells nothing)")
+    chosen = read_list(
+        pos.get("chosen_colours", [None] * P), "chosen_colours", P, "colours R, Y, G, B or null (one per seat)"
+    )
+    chosen_colour = np.full(P, -1, np.int64)
+    for p, value in enumerate(chosen):
+        if value is not None:
+            if not isinstance(value, str) or value not in COLOURS:
+                raise ValueError(f"chosen_colours[{p}] must be R, Y, G, B or null, got {shown_value(value)}")
+            chosen_colour[p] = COLOURS.index(value)
     if pos.get("rng") is not None:
         check_rng_state(pos["rng"])
 
@@ -374,5 +388,6 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     eng.hand_number[j] = hand_number
     eng.hand_starter[j] = hand_starter
     eng.void_draws[j] = void_draws
+    eng.chosen_colour[j] = chosen_colour
     read_rng(eng, j, pos)
     assert len(draw) + len(discard) <= DECK_SIZE

@@ -237,6 +237,8 @@ def sample_worlds(
     state["revealed_from"][:] = rep(revealed_seat)
     state["hand_winner"][:] = -1
     state["void_draws"][:] = void_w
+    chosen = np.where(view["chosen_colours"].any(axis=-1), view["chosen_colours"].argmax(axis=-1), -1)  # [B, slot]
+    state["chosen_colour"][:] = per_seat(chosen)
     state["game_seeds"][:] = rng.integers(0, 2**63, size=N, dtype=np.int64).astype(np.uint64)
     # The Wild Draw Four's player: the seat before the observer in phase challenge, the
     # observer itself in phase uno (its own second-to-last card, the answer comes next).

@@ -1,0 +1,229 @@
+"""What seeing the other hands is worth: the same search, in sampled worlds and in the true one.
+
+A ceiling for classic UNO agents. :class:`agents.search.UnoSearchPolicy` plays every legal
+action in ``worlds`` complete games and keeps the best; its worlds deal the unseen cards at
+random among what the player could hold (``envs.uno.worlds``). :class:`TrueHandsSearch`
+is the same search with the true hands in every world (only the draw pile's order is
+shuffled, which nobody knows): a player that sees every hand. With ``heuristic`` rollouts
+against ``heuristic`` opponents both searches also know exactly how the others play, so the
+gap between them is what knowing the hands is worth to this planner. No policy may do this
+(it reads the engine's state, not an observation): it is a measurement, not an entrant.
+
+Every entrant plays the same deals (one engine seed; entrant ``k``'s seat in game ``g`` is
+``g mod players``) against ``heuristic`` players on every other seat.
+
+    python bench/information.py                 # 2 and 4 players, 4,000 games each (about 20 minutes)
+    python bench/information.py --games 400     # a quick look (the intervals are wide)
+
+Writes docs/information.md with its data in docs/information/ (JSON, CSV, PNG).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from agents.registry import make_policy, spec_label  # noqa: E402
+from agents.search import UnoSearchPolicy  # noqa: E402
+from envs.uno import UnoEngine, UnoRules  # noqa: E402
+from tournament.report import json_ready, save_figure, write_atomic  # noqa: E402
+from tournament.stats import wilson  # noqa: E402
+
+SEARCH = {"worlds": 16, "depth": 0, "confidence": 1.0}  # to the end of the hand, heuristic rollouts
+#: (label, entrant): a policy spec, or "true hands" (the search given the true state).
+ENTRANTS: list[tuple[str, Any]] = [
+    ("heuristic", "heuristic"),
+    ("shipped agent", "shipped"),
+    ("search, sampled worlds", {"name": "search", **SEARCH}),
+    ("search, true hands", "true hands"),
+]
+CHUNK = 256  # decisions searched together by the true-hands search
+
+
+class TrueHandsSearch(UnoSearchPolicy):
+    """The search with the true state in every world (set :attr:`truth` to an engine of the
+    games searched, in the order of the observations): a cheat, for measurement only."""
+
+    truth: UnoEngine | None = None
+
+    def sample_worlds(self, obs: np.ndarray, worlds: int) -> UnoEngine:
+        eng = self.truth.select(np.repeat(np.arange(obs.shape[0]), worlds))
+        top, end, pile = eng.draw_top, eng.draw_end, eng.draw_pile
+        position = np.arange(pile.shape[1])[None, :]
+        inside = (position >= top[:, None]) & (position < end[:, None])
+        # Random keys inside each draw pile (between its ends), the position itself outside:
+        # sorting shuffles the pile and leaves every other slot where it was.
+        keys = np.where(inside, top[:, None] + self.rng.random(pile.shape) * (end - top)[:, None], position)
+        pile[:] = np.take_along_axis(pile, np.argsort(keys, axis=1, kind="stable"), axis=1)
+        eng.game_seeds[:] = self.rng.integers(0, 2**63, size=eng.num_games, dtype=np.int64).astype(np.uint64)
+        return eng
+
+
+def play(players: int, entrant: Any, games: int, seed: int) -> dict[str, Any]:
+    """The entrant at seat ``g mod players`` of game ``g``, ``heuristic`` elsewhere: its wins."""
+    eng = UnoEngine(games, players, UnoRules(), seed=seed, auto_reset=False)
+    obs, mask = eng.reset()
+    seat = np.arange(games) % players
+    others = make_policy("uno", "heuristic", seed=seed + 1)
+    if entrant == "true hands":
+        policy = TrueHandsSearch(seed=seed + 2, bets="search", **SEARCH)  # the true hands settle every bet
+    elif entrant == "shipped":
+        policy = make_policy("uno", {"name": "agent", "checkpoint": f"models/uno_{players}p_ppo.pt"}, seed=seed + 2)
+    else:
+        policy = make_policy("uno", entrant, seed=seed + 2)
+    won = np.zeros(games, bool)
+    over = np.zeros(games, bool)
+    start = time.perf_counter()
+    while not over.all():
+        mine = ~over & (eng.current_player == seat)
+        actions = np.zeros(games, np.int64)
+        theirs = (~over & ~mine).nonzero()[0]
+        if theirs.size:
+            actions[theirs] = others(obs[theirs], mask[theirs])
+        rows = mine.nonzero()[0]
+        if rows.size and entrant == "true hands":
+            actions[rows] = policy.rollout(obs[rows], mask[rows])  # the prior: kept where nothing to choose
+            choice = rows[mask[rows].sum(axis=1) > 1]
+            for lo in range(0, choice.size, CHUNK):
+                part = choice[lo : lo + CHUNK]
+                policy.truth = eng.select(part)
+                actions[part] = policy._search(obs[part], mask[part], actions[part])
+        elif rows.size:
+            actions[rows] = policy(obs[rows], mask[rows])
+        obs, mask, _, done = eng.step(actions)
+        ended = done & ~over
+        won[ended] = eng.game_winners[ended, seat[ended]]
+        over |= ended
+    low, high = wilson(float(won.sum()), games)
+    return {
+        "games": games,
+        "win_rate": float(won.mean()),
+        "ci_low": low,
+        "ci_high": high,
+        "minutes": (time.perf_counter() - start) / 60,
+    }
+
+
+def report(rows: list[dict[str, Any]], games: int, command: str) -> str:
+    def table(players: int) -> str:
+        lines = ["| entrant | win rate | 95% CI | minutes |", "|---|---:|---|---:|"]
+        for r in rows:
+            if r["players"] == players:
+                lines.append(
+                    f"| {r['label']} | {r['win_rate']:.3f} | [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | "
+                    f"{r['minutes']:.1f} |"
+                )
+        return "\n".join(lines)
+
+    def rate(players: int, label: str) -> float:
+        return next(r["win_rate"] for r in rows if r["players"] == players and r["label"] == label)
+
+    sections = []
+    for players in sorted({r["players"] for r in rows}):
+        gap = rate(players, "search, true hands") - rate(players, "search, sampled worlds")
+        fair = rate(players, "search, sampled worlds") - rate(players, "heuristic")
+        agent = rate(players, "shipped agent") - 1 / players
+        sections.append(
+            f"## {players} players, against {players - 1} `heuristic` player{'s' if players > 2 else ''}\n\n"
+            f"{table(players)}\n\n"
+            f"Seeing the hands is worth {100 * gap:+.1f} points of win rate to this search. In sampled "
+            f"worlds it wins {100 * fair:+.1f} points against `heuristic` in its seat (its own rollout "
+            f"policy); the shipped agent {100 * agent:+.1f} points over a fair share ({1 / players:.3f})."
+        )
+    body = "\n\n".join(sections)
+    return f"""# What seeing the other hands is worth
+
+Generated by `{command}` ({games:,} games per entrant, all on the same deals, the entrant's
+seat rotating with the deal; `heuristic` on every other seat). The search is
+`agents/search.py` with {SEARCH["worlds"]} worlds, `heuristic` rollouts to the end of the hand and
+confidence {SEARCH["confidence"]:g}: in *sampled worlds* it deals the unseen cards at random among what
+the player could hold (`envs/uno/worlds.py`), as every policy here must; with the *true
+hands* (`TrueHandsSearch` in `bench/information.py`) every world holds the real hands and
+only the draw pile is shuffled. Both know exactly how the opponents play (the rollouts are
+theirs), so the difference is the value of the hands alone. The true-hands search reads the
+engine's state: it is a ceiling to measure against, not a policy any table may seat.
+
+{body}
+
+What it says: how much of a table's result is decided by what the cards are rather than by
+how they are played. A fair agent cannot see the hands; it can only infer them from what
+was played (the observation's public history: `void_colours`, `void_draws`,
+`chosen_colours`). The gap is what perfect inference would add to this planner; a fair
+player can only win part of it, and a better planner could add more on top.
+
+![win rates](information/information.png)
+"""
+
+
+def plot(rows: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.2))
+    y = np.arange(len(rows))
+    rate = np.array([r["win_rate"] for r in rows])
+    err = np.array([[r["win_rate"] - r["ci_low"], r["ci_high"] - r["win_rate"]] for r in rows]).T
+    ax.errorbar(rate, y, xerr=err, fmt="o", capsize=3)
+    for players in sorted({r["players"] for r in rows}):
+        ax.axvline(1 / players, color="grey", lw=1, ls="--")
+    ax.set_yticks(y, [f"{r['players']} players: {r['label']}" for r in rows], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("win rate against heuristic players (95% CI); dashed: a fair share")
+    save_figure(fig, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=4000, help="games per entrant and table size")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4], help="table sizes (2 and 4 have agents)")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--report", type=Path, default=ROOT / "docs" / "information.md")
+    parser.add_argument("--data", type=Path, default=ROOT / "docs" / "information")
+    args = parser.parse_args(argv)
+    rows = []
+    for players in args.players:
+        for label, entrant in ENTRANTS:
+            print(f"{players} players, {label}: ", end="", flush=True)
+            row = {
+                "players": players,
+                "label": label,
+                "entrant": entrant if isinstance(entrant, str) else spec_label(entrant),
+                **play(players, entrant, args.games, args.seed),
+            }
+            print(
+                f"{row['win_rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] ({row['minutes']:.1f} min)",
+                flush=True,
+            )
+            rows.append(row)
+    extra = (f" --games {args.games}" if args.games != 4000 else "") + (
+        f" --players {' '.join(map(str, args.players))}" if args.players != [2, 4] else ""
+    )
+    command = "python bench/information.py" + extra
+    write_atomic(args.data / "information.json", json.dumps(json_ready(rows), indent=1))
+    out = io.StringIO()
+    fields = ["players", "label", "entrant", "games", "win_rate", "ci_low", "ci_high", "minutes"]
+    writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_atomic(args.data / "information.csv", out.getvalue())
+    plot(rows, args.data / "information.png")
+    write_atomic(args.report, report(rows, args.games, command))
+    print(f"wrote {args.report}, {args.data}/information.json, information.csv, information.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+"""bench/information.py's true-hands search: its worlds are the real game, the draw pile reshuffled."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.registry import make_policy
+from bench.information import TrueHandsSearch, play
+from envs.uno import UnoEngine, UnoRules
+
+
+def test_true_hands_worlds_hold_the_real_hands_and_only_reshuffle_the_pile():
+    eng = UnoEngine(8, 4, UnoRules(), seed=3, auto_reset=False)
+    obs, mask = eng.reset()
+    policy = make_policy("uno", "heuristic", seed=0)
+    for _ in range(12):
+        obs, mask, _, _ = eng.step(policy(obs, mask))
+    search = TrueHandsSearch(seed=1, worlds=5, depth=0, bets="search")
+    search.truth = eng.select(np.arange(8))
+    worlds = search.sample_worlds(obs, 5)
+    real = np.repeat(np.arange(8), 5)
+    for name in ("hands", "hand_size", "current", "colour", "top", "discard", "draw_top", "draw_end"):
+        np.testing.assert_array_equal(getattr(worlds, name), getattr(eng, name)[real], err_msg=name)
+    moved = 0
+    for w, g in enumerate(real):
+        top, end = eng.draw_top[g], eng.draw_end[g]
+        pile, shuffled = eng.draw_pile[g, top:end], worlds.draw_pile[w, top:end]
+        assert sorted(pile) == sorted(shuffled)  # the same cards, in another order
+        moved += not np.array_equal(pile, shuffled)
+    assert moved >= 35  # (a 90-odd-card pile keeps its order by chance almost never)
+
+
+def test_the_bench_plays_every_game_to_its_end():
+    row = play(4, "true hands", games=8, seed=0)
+    assert row["games"] == 8 and 0.0 <= row["ci_low"] <= row["win_rate"] <= row["ci_high"] <= 1.0
