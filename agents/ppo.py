@@ -98,7 +98,7 @@ def ppo_epochs(
     """``update_epochs`` passes of minibatch steps over one rollout's samples (stopping early
     past ``target_kl``); the last minibatch's loss parts and the mean clip fraction."""
     clipfracs = []
-    params = [*net.parameters(), *(m for x in (critic, guide) if x is not None for m in x.parameters())]
+    params = [*net.parameters(), *(p for x in (critic, guide) if x is not None for p in x.parameters())]
     for _epoch in range(cfg.update_epochs):
         for idx in minibatches(b["obs"].shape[0], cfg.num_minibatches, rng, b["obs"].device):
             loss, parts = ppo_loss(net, b, idx, cfg, critic, guide)
