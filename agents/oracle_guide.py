@@ -12,7 +12,10 @@ The hidden hands enter as one more linear term in the first layer of the actor-c
 (:class:`OracleGuide`, zero at the start: the warm start's policy is unchanged), added for
 the decisions whose ``keep`` draw came up. It lives in the trainer and its checkpoint only:
 an exported agent is the plain network, which never saw a hidden input, and plays from its
-view (``docs/ablations.md`` measures whether the guiding helps).
+view (``docs/ablations.md`` measures whether the guiding helps). One approximation: the value
+that bootstraps a rollout's unfinished games comes from the network without the guide's term
+(the collector's ``values_of_every_seat``), while guided decisions' values have it; the two
+differ only while the keep probability is above 0.
 """
 
 from __future__ import annotations

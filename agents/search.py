@@ -135,7 +135,9 @@ class SearchPolicy(SeededPolicy):
         raise NotImplementedError
 
     def sample_worlds(self, obs: np.ndarray, worlds: int) -> Any:
-        """An engine of ``len(obs) * worlds`` games (auto_reset off), the observer at seat 0 to act."""
+        """An engine of ``len(obs) * worlds`` games (auto_reset off), game ``b * worlds + w`` a world
+        of observation ``b`` with the observer to act (the games' ``worlds`` modules seat it at 0);
+        the search scores each world for its player to act."""
         raise NotImplementedError
 
     def bets(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -173,6 +173,10 @@ def test_a_row_is_compared_to_the_row_it_names_else_its_tables_baseline():
     assert "lands -1.3 [" in text[-1] and "points from 'shipped'" in text[-1] and "within about 1.3 points" in text[-1]
     # 'shipped' is better than 'hidden' by these games, by less than two runs of one recipe differ
     assert "**better** by these games, but its interval ends within the 1.3 points two runs differ by" in text[0]
+    # a row trained on an older observation layout than the row it is compared to says so
+    rows[1]["obs_values"], rows[0]["obs_values"] = 409, 449
+    assert "(trained on 409 observation values, 'hidden' on 449:" in answer(rows)[0]
+    assert "observation values" not in answer(rows)[1]  # 'tweak' and 'shipped' share a layout (none given)
 
 
 def test_the_shipped_ablation_config_plans():

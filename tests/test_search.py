@@ -251,3 +251,20 @@ def test_search_leaves_bets_to_its_prior():
     assert plays_w4(chosen[playing]).all()  # its colour: the prior's (tie-break) choice
     with pytest.raises(ValueError, match="bets"):
         make_policy("uno", {**spec, "bets": "never"})
+
+
+def test_the_search_scores_each_world_for_its_player_to_act():
+    """A world need not seat the observer at 0: the result counted is the player to act's."""
+    from agents.search import UnoSearchPolicy
+    from envs.uno import action_id
+    from tests.uno_helpers import engine, position
+
+    pos = position([["B1", "B2"], ["Y1", "Y2"], ["R3"]], top="R5", current=2)  # seat 2 goes out with R3
+
+    class GivenWorld(UnoSearchPolicy):
+        def sample_worlds(self, obs, worlds):
+            return engine(pos).select(np.zeros(obs.shape[0] * worlds, np.int64))
+
+    obs, mask = engine(pos).observe()
+    values = GivenWorld(seed=0, worlds=2, depth=0, value="").action_values(obs, mask)
+    assert values[0, action_id("play R3")] == 1.0  # the winner's reward, not seat 0's -1/2

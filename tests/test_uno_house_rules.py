@@ -336,3 +336,27 @@ def test_chosen_colours_go_with_a_swapped_hand_reset_each_hand_and_round_trip():
     assert eng.chosen_colour[0].tolist() == [-1, -1]
     with pytest.raises(ValueError, match=r"chosen_colours\[1\] must be R, Y, G, B or null, got 'blue'"):
         engine(position([["R3"], ["B9"]], top="R9", chosen_colours=[None, "blue"]))
+
+
+def test_a_starting_wild_names_a_choice_and_a_zero_passes_the_choices_on_with_the_hands():
+    eng = engine(position([["B1", "G5"], ["Y1", "Y2"], ["G1", "R2"]], top="W", colour=None, phase="colour", current=1))
+    act(eng, "colour G")
+    assert eng.position(0)["chosen_colours"] == [None, "G", None]
+    pos = position([["R0", "B1", "B2"], ["Y1", "Y2"], ["G1", "G2", "G3"]], top="R5", chosen_colours=["R", "Y", "G"])
+    eng = engine(pos, **SEVEN_ZERO)
+    act(eng, "play R0")  # red on red: no choice; every hand, and what is known of it, moves one seat on
+    assert eng.position(0)["chosen_colours"] == ["G", "R", "Y"]
+
+
+def test_sampled_worlds_seat_the_chosen_colours_against_the_direction_of_play():
+    from envs.uno import UnoEngine
+    from envs.uno.worlds import sample_worlds
+
+    dealt = UnoEngine(1, 3, UnoRules(), seed=4, auto_reset=False)
+    dealt.reset()
+    pos = {**dealt.position(0), "direction": -1, "current_player": 1, "phase": "play"}
+    pos["chosen_colours"] = ["B", None, "Y"]
+    eng = engine(pos)
+    worlds, _ = sample_worlds(eng.observe()[0], eng.rules, 4, np.random.default_rng(0))
+    # the observer (seat 1) at world seat 0; seat 0 acts next (world seat -1 mod 3 = 2), seat 2 after it (world seat 1)
+    assert worlds.chosen_colour.tolist() == [[-1, 1, 3]] * 4  # R Y G B: 1 yellow, 3 blue

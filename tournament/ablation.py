@@ -431,6 +431,12 @@ def answer(results: list[dict[str, Any]]) -> list[str]:
         if spread is not None and not r.get("replicate") and 0 < (lo if lo > 0 else -hi) < spread:
             verdict += f" by these games, but its interval ends within the {spread:.1f} points two runs differ by"
         base = next(b for b in results if b["name"] == r["compared_to"])
+        layouts = r.get("obs_values"), base.get("obs_values")
+        if None not in layouts and layouts[0] != layouts[1]:  # a layout changed between the two trainings
+            verdict += (
+                f" (trained on {r['obs_values']} observation values, '{base['label']}' on {base['obs_values']}: "
+                "the difference holds the layout's and the retraining's luck too)"
+            )
         lines.append(
             f"- {_table(r)}, {r['label']} ({_millions(r['decisions'])} decisions): {r['win_rate']:.3f} against "
             f"{base['win_rate']:.3f} for '{base['label']}' ({_millions(base['decisions'])}), "
@@ -495,9 +501,9 @@ def markdown(
         "",
         "Each row is compared to its table's baseline, or to the row it names ('vs ...': a change to that row's "
         "recipe). The interval combines the two rows' standard errors; the rows share their deals, which "
-        "makes it conservative. 'obs' is the observation size the agent was trained on; "
-        "`drop_obs=[void_colours, void_draws]` trains today's layout with the public history's inputs hidden "
-        "(the network sees zeros there).",
+        "makes it conservative. 'obs' is the observation size the agent was trained on (a verdict between "
+        "rows trained on different layouts says so); `drop_obs=[...]` trains today's layout with the named "
+        "fields hidden (the network sees zeros there).",
         "",
     ]
     out += ["## Answer", "", *answer(results), ""]
