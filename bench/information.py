@@ -12,7 +12,7 @@ gap between them is what knowing the hands is worth to this planner. No policy m
 Every entrant plays the same deals (one engine seed; entrant ``k``'s seat in game ``g`` is
 ``g mod players``) against ``heuristic`` players on every other seat.
 
-    python bench/information.py                 # 2 and 4 players, 4,000 games each (about 20 minutes)
+    python bench/information.py                 # 2 and 4 players, 4,000 games each (about 10 minutes)
     python bench/information.py --games 400     # a quick look (the intervals are wide)
 
 Writes docs/information.md with its data in docs/information/ (JSON, CSV, PNG).
@@ -40,13 +40,17 @@ from envs.uno import UnoEngine, UnoRules  # noqa: E402
 from tournament.report import json_ready, save_figure, write_atomic  # noqa: E402
 from tournament.stats import wilson  # noqa: E402
 
-SEARCH = {"worlds": 16, "depth": 0, "confidence": 1.0}  # to the end of the hand, heuristic rollouts
+#: The search compared: to the end of the hand, heuristic rollouts, every decision searched
+#: (``bets: search``: with the true hands a challenge or a bluff is no bet).
+SEARCH = {"worlds": 16, "depth": 0, "confidence": 1.0, "bets": "search"}
+SAMPLED, TRUE = "search, sampled worlds", "search, true hands"
 #: (label, entrant): a policy spec, or "true hands" (the search given the true state).
 ENTRANTS: list[tuple[str, Any]] = [
     ("heuristic", "heuristic"),
     ("shipped agent", "shipped"),
-    ("search, sampled worlds", {"name": "search", **SEARCH}),
-    ("search, true hands", "true hands"),
+    ("search, sampled worlds, bets: prior (the default)", {"name": "search", **SEARCH, "bets": "prior"}),
+    (SAMPLED, {"name": "search", **SEARCH}),
+    (TRUE, "true hands"),
 ]
 CHUNK = 256  # decisions searched together by the true-hands search
 
@@ -77,7 +81,7 @@ def play(players: int, entrant: Any, games: int, seed: int) -> dict[str, Any]:
     seat = np.arange(games) % players
     others = make_policy("uno", "heuristic", seed=seed + 1)
     if entrant == "true hands":
-        policy = TrueHandsSearch(seed=seed + 2, bets="search", **SEARCH)  # the true hands settle every bet
+        policy = TrueHandsSearch(seed=seed + 2, **SEARCH)
     elif entrant == "shipped":
         policy = make_policy("uno", {"name": "agent", "checkpoint": f"models/uno_{players}p_ppo.pt"}, seed=seed + 2)
     else:
@@ -93,7 +97,7 @@ def play(players: int, entrant: Any, games: int, seed: int) -> dict[str, Any]:
             actions[theirs] = others(obs[theirs], mask[theirs])
         rows = mine.nonzero()[0]
         if rows.size and entrant == "true hands":
-            actions[rows] = policy.rollout(obs[rows], mask[rows])  # the prior: kept where nothing to choose
+            actions[rows] = policy.rollout(obs[rows], mask[rows])  # the prior, as SearchPolicy.__call__ takes it
             choice = rows[mask[rows].sum(axis=1) > 1]
             for lo in range(0, choice.size, CHUNK):
                 part = choice[lo : lo + CHUNK]
@@ -131,8 +135,8 @@ def report(rows: list[dict[str, Any]], games: int, command: str) -> str:
 
     sections = []
     for players in sorted({r["players"] for r in rows}):
-        gap = rate(players, "search, true hands") - rate(players, "search, sampled worlds")
-        fair = rate(players, "search, sampled worlds") - rate(players, "heuristic")
+        gap = rate(players, TRUE) - rate(players, SAMPLED)
+        fair = rate(players, SAMPLED) - rate(players, "heuristic")
         agent = rate(players, "shipped agent") - 1 / players
         sections.append(
             f"## {players} players, against {players - 1} `heuristic` player{'s' if players > 2 else ''}\n\n"
@@ -150,8 +154,11 @@ seat rotating with the deal; `heuristic` on every other seat). The search is
 confidence {SEARCH["confidence"]:g}: in *sampled worlds* it deals the unseen cards at random among what
 the player could hold (`envs/uno/worlds.py`), as every policy here must; with the *true
 hands* (`TrueHandsSearch` in `bench/information.py`) every world holds the real hands and
-only the draw pile is shuffled. Both know exactly how the opponents play (the rollouts are
-theirs), so the difference is the value of the hands alone. The true-hands search reads the
+only the draw pile is shuffled. Both search every decision, the Wild Draw Four's bets too
+(`bets: search`: with the true hands a bluff or a challenge is no bet), and both know
+exactly how the opponents play (the rollouts are theirs), so the difference between those
+two rows is the value of the hands alone. The `bets: prior` row is the sampled-worlds search
+as it plays by default, keeping the rollout policy's bets. The true-hands search reads the
 engine's state: it is a ceiling to measure against, not a policy any table may seat.
 
 {body}
