@@ -21,9 +21,6 @@ Writes docs/information.md with its data in docs/information/ (JSON, CSV, PNG).
 from __future__ import annotations
 
 import argparse
-import csv
-import io
-import json
 import sys
 import time
 from pathlib import Path
@@ -37,7 +34,7 @@ import numpy as np  # noqa: E402
 from agents.registry import make_policy, spec_label  # noqa: E402
 from agents.search import UnoSearchPolicy  # noqa: E402
 from envs.uno import UnoEngine, UnoRules  # noqa: E402
-from tournament.report import json_ready, save_figure, write_atomic  # noqa: E402
+from tournament.report import plot_win_rates, write_atomic, write_rows  # noqa: E402
 from tournament.stats import wilson  # noqa: E402
 
 #: The search compared: to the end of the hand, heuristic rollouts, every decision searched
@@ -174,22 +171,14 @@ player can only win part of it, and a better planner could add more on top.
 
 
 def plot(rows: list[dict[str, Any]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.2))
-    y = np.arange(len(rows))
-    rate = np.array([r["win_rate"] for r in rows])
-    err = np.array([[r["win_rate"] - r["ci_low"], r["ci_high"] - r["win_rate"]] for r in rows]).T
-    ax.errorbar(rate, y, xerr=err, fmt="o", capsize=3)
-    for players in sorted({r["players"] for r in rows}):
-        ax.axvline(1 / players, color="grey", lw=1, ls="--")
-    ax.set_yticks(y, [f"{r['players']} players: {r['label']}" for r in rows], fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlabel("win rate against heuristic players (95% CI); dashed: a fair share")
-    save_figure(fig, path)
+    plot_win_rates(
+        rows,
+        [f"{r['players']} players: {r['label']}" for r in rows],
+        path,
+        "win rate against heuristic players (95% CI); dashed: a fair share",
+        [1 / players for players in sorted({r["players"] for r in rows})],
+        width=7,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,13 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         f" --players {' '.join(map(str, args.players))}" if args.players != [2, 4] else ""
     )
     command = "python bench/information.py" + extra
-    write_atomic(args.data / "information.json", json.dumps(json_ready(rows), indent=1))
-    out = io.StringIO()
     fields = ["players", "label", "entrant", "games", "win_rate", "ci_low", "ci_high", "minutes"]
-    writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
-    write_atomic(args.data / "information.csv", out.getvalue())
+    write_rows(args.data, "information", rows, fields)
     plot(rows, args.data / "information.png")
     write_atomic(args.report, report(rows, args.games, command))
     print(f"wrote {args.report}, {args.data}/information.json, information.csv, information.png")

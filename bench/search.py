@@ -16,9 +16,6 @@ Writes docs/search.md (tables and plot) with its data in docs/search/ (JSON, CSV
 from __future__ import annotations
 
 import argparse
-import csv
-import io
-import json
 import statistics
 import sys
 import time
@@ -32,7 +29,7 @@ import numpy as np  # noqa: E402
 
 from agents.registry import make_policy, spec_label  # noqa: E402
 from tournament.config import TournamentConfig  # noqa: E402
-from tournament.report import json_ready, save_figure, write_atomic  # noqa: E402
+from tournament.report import plot_win_rates, write_atomic, write_rows  # noqa: E402
 from tournament.runner import run_tournament  # noqa: E402
 from tournament.schedule import build_schedule  # noqa: E402
 from tournament.stats import summarise  # noqa: E402
@@ -165,21 +162,9 @@ in the README (`python evaluate.py --config configs/eval/uno_2p_search.yaml`).
 
 
 def plot(rows: list[dict[str, Any]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(rows) + 1.2))
-    y = np.arange(len(rows))
-    rate = np.array([r["win_rate"] for r in rows])
-    err = np.array([[r["win_rate"] - r["ci_low"], r["ci_high"] - r["win_rate"]] for r in rows]).T
-    ax.errorbar(rate, y, xerr=err, fmt="o", capsize=3)
-    ax.axvline(0.5, color="grey", lw=1, ls="--")
-    ax.set_yticks(y, [f"{r['game']}: {r['label']}" for r in rows], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel("win rate against heuristic (95% CI)")
-    save_figure(fig, path)
+    plot_win_rates(
+        rows, [f"{r['game']}: {r['label']}" for r in rows], path, "win rate against heuristic (95% CI)", [0.5]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,13 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         rows.append(row)
     command = "python bench/search.py" + (f" --games {args.games}" if args.games != 3000 else "")
-    write_atomic(args.data / "strength.json", json.dumps(json_ready(rows), indent=1))
-    out = io.StringIO()
     fields = ["game", "varies", "label", "games", "win_rate", "ci_low", "ci_high", "speed_1", "speed_1024", "minutes"]
-    writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
-    write_atomic(args.data / "strength.csv", out.getvalue())
+    write_rows(args.data, "strength", rows, fields)
     plot(rows, args.data / "strength.png")
     write_atomic(args.report, report(rows, args.games, command))
     print(f"wrote {args.report}, {args.data}/strength.json, strength.csv, strength.png")

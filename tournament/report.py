@@ -162,3 +162,38 @@ def _p_value(p: float | None) -> str:
     if p is None or math.isnan(p):
         return "p=-"
     return "p<1e-16" if p < 1e-16 else f"p={p:.2g}"
+
+
+def write_rows(folder: Path, stem: str, rows: list[dict[str, Any]], fields: list[str]) -> list[Path]:
+    """A study's rows as ``<stem>.json`` (all of each row) and ``<stem>.csv`` (``fields``), atomically."""
+    paths = [folder / f"{stem}.json", folder / f"{stem}.csv"]
+    write_atomic(paths[0], json.dumps(json_ready(rows), indent=1))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_atomic(paths[1], out.getvalue())
+    return paths
+
+
+def plot_win_rates(
+    rows: list[dict[str, Any]], labels: list[str], path: Path, xlabel: str, marks: list[float], width: float = 8
+) -> None:
+    """One row per line: its win rate with its 95% interval (``ci_low``, ``ci_high``); dashed
+    vertical lines at ``marks`` (a fair share)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(width, 0.45 * len(rows) + 1.2))
+    y = list(range(len(rows)))
+    rate = [r["win_rate"] for r in rows]
+    err = [[r["win_rate"] - r["ci_low"] for r in rows], [r["ci_high"] - r["win_rate"] for r in rows]]
+    ax.errorbar(rate, y, xerr=err, fmt="o", capsize=3)
+    for mark in marks:
+        ax.axvline(mark, color="grey", lw=1, ls="--")
+    ax.set_yticks(y, labels, fontsize=7 if len(rows) > 10 else 8)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    save_figure(fig, path)
