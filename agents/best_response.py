@@ -30,7 +30,13 @@ CURVE = "curve.png"
 # Keys that say where a run writes or how fast it runs, not what it learns: left out of the digest.
 PLACE_KEYS = ("log_dir", "run_name", "export", "checkpoint_every", "torch_threads")
 #: Config keys added after runs recorded their digests, with their defaults (no change to training).
-ADDED_KEYS: dict[str, Any] = {"drop_obs": [], "critic": "view", "fine_counts": 0, "oracle_guide": 0.0}
+ADDED_KEYS: dict[str, Any] = {
+    "drop_obs": [],
+    "critic": "view",
+    "fine_counts": 0,
+    "oracle_guide": 0.0,
+    "belief_coef": 0.0,
+}
 
 
 def fair_share(cfg: Any) -> float:

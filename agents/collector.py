@@ -106,8 +106,9 @@ class Collector:
             return self.critic(o, torch.as_tensor(hidden, device=self.device)).cpu().numpy()
 
     def hidden_hands(self, seats: np.ndarray | int | None = None) -> np.ndarray:
-        """What the oracle critic or guide sees beyond the view (``[B, 0]`` without either)."""
-        if self.critic is None and self.guide is None:
+        """What the oracle critic or guide sees beyond the view, and the belief task's targets
+        (``[B, 0]`` without any of them)."""
+        if self.critic is None and self.guide is None and not self.cfg.belief_coef:
             return np.zeros((self.cfg.num_games, 0), np.float32)
         return self.engine.hidden_hands(seats)
 

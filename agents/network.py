@@ -92,10 +92,17 @@ class ActorCritic(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits ``[B, A]`` and values ``[B]``. ``first_extra``: a term added to the
         first layer before its activation (oracle guiding in training, :mod:`agents.oracle_guide`)."""
+        return self.heads(self.features(obs, first_extra), mask)
+
+    def features(self, obs: torch.Tensor, first_extra: torch.Tensor | None = None) -> torch.Tensor:
+        """The last hidden layer ``[B, hidden[-1]]``, what both heads (and, in training, an
+        auxiliary head: :mod:`agents.belief_head`) read."""
         if first_extra is None:
-            h = self.trunk(self.inputs(obs))
-        else:
-            h = self.trunk[1:](self.trunk[0](self.inputs(obs)) + first_extra)
+            return self.trunk(self.inputs(obs))
+        return self.trunk[1:](self.trunk[0](self.inputs(obs)) + first_extra)
+
+    def heads(self, h: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits ``[B, A]`` and values ``[B]`` of the last hidden layer ``h``."""
         logits = self.policy_head(h).masked_fill(~mask, MASKED_LOGIT)
         return logits, self.value_head(h).squeeze(-1)
 

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from torch import nn, optim
 
+from agents.belief_head import BeliefHead
 from agents.collector import Collector
 from agents.imitation import imitation_epochs
 from agents.network import ActorCritic, masked_log_probs
@@ -47,15 +48,18 @@ def ppo_loss(
     cfg: PPOConfig,
     critic: nn.Module | None = None,
     guide: nn.Module | None = None,
+    belief: BeliefHead | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """The clipped PPO objective on minibatch ``idx`` of the samples ``b``: the loss and its parts.
 
     With an oracle ``critic`` (``critic: oracle``) the clipped value loss is the critic's, whose
     values made the advantages; the network's own value head learns the same returns as well
     (plain squared error), so an exported agent still carries a value of its view. With a
-    ``guide`` (``oracle_guide``) the decisions that saw the hidden hands see them again here."""
+    ``guide`` (``oracle_guide``) the decisions that saw the hidden hands see them again here.
+    With a ``belief`` head (``belief_coef``) the trunk also predicts the other hands."""
     extra = guide(b["hidden"][idx], b["keep"][idx]) if guide is not None else None
-    logits, value = net(b["obs"][idx], b["mask"][idx], extra)
+    features = net.features(b["obs"][idx], extra)
+    logits, value = net.heads(features, b["mask"][idx])
     logp_all, entropy = masked_log_probs(logits, b["mask"][idx])
     new_logp = logp_all.gather(1, b["action"][idx, None]).squeeze(1)
     log_ratio = new_logp - b["logp"][idx]
@@ -83,6 +87,9 @@ def ppo_loss(
     if view_loss is not None:
         loss = loss + cfg.vf_coef * view_loss
         parts["view_value"] = view_loss
+    if belief is not None:
+        parts["belief"] = belief.loss(features, b["hidden"][idx])
+        loss = loss + cfg.belief_coef * parts["belief"]
     return loss, parts
 
 
@@ -94,14 +101,15 @@ def ppo_epochs(
     rng: np.random.Generator,
     critic: nn.Module | None = None,
     guide: nn.Module | None = None,
+    belief: BeliefHead | None = None,
 ) -> dict[str, float]:
     """``update_epochs`` passes of minibatch steps over one rollout's samples (stopping early
     past ``target_kl``); the last minibatch's loss parts and the mean clip fraction."""
     clipfracs = []
-    params = [*net.parameters(), *(p for x in (critic, guide) if x is not None for p in x.parameters())]
+    params = [*net.parameters(), *(p for x in (critic, guide, belief) if x is not None for p in x.parameters())]
     for _epoch in range(cfg.update_epochs):
         for idx in minibatches(b["obs"].shape[0], cfg.num_minibatches, rng, b["obs"].device):
-            loss, parts = ppo_loss(net, b, idx, cfg, critic, guide)
+            loss, parts = ppo_loss(net, b, idx, cfg, critic, guide, belief)
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
@@ -111,7 +119,7 @@ def ppo_epochs(
             break
     y_pred, y_true = b["value"].cpu().numpy(), b["ret"].cpu().numpy()
     var_y = np.var(y_true)
-    extra = {"losses/view_value_loss": parts["view_value"].item()} if "view_value" in parts else {}
+    extra = {f"losses/{k}_loss": parts[k].item() for k in ("view_value", "belief") if k in parts}
     return extra | {
         "losses/value_loss": parts["value"].item(),
         "losses/policy_loss": parts["policy"].item(),
@@ -143,7 +151,11 @@ class PPOTrainer:
         if cfg.oracle_guide > 0:
             hands = self.collector.engine.hidden_hands().shape[1]
             self.guide = self.collector.guide = OracleGuide(hands, cfg.hidden[0]).to(self.device)
-        extras = [x for x in (self.critic, self.guide) if x is not None]
+        self.belief = None  # the auxiliary belief task (belief_coef > 0), training only
+        if cfg.belief_coef > 0:
+            hands = self.collector.engine.hidden_hands().shape[1]
+            self.belief = BeliefHead(cfg.hidden[-1], hands).to(self.device)
+        extras = [x for x in (self.critic, self.guide, self.belief) if x is not None]
         params = [*self.net.parameters(), *(p for x in extras for p in x.parameters())]
         self.optimizer = optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
         self.update_count = 0
@@ -180,7 +192,7 @@ class PPOTrainer:
         ro = (collect or self.collect)()
         collect_time = time.perf_counter() - start
         b = learning_samples(ro, *multi_seat_gae(ro, cfg.gamma, cfg.gae_lambda), self.device)
-        stats = ppo_epochs(self.net, self.optimizer, b, cfg, self.rng, self.critic, self.guide)
+        stats = ppo_epochs(self.net, self.optimizer, b, cfg, self.rng, self.critic, self.guide, self.belief)
         self.update_count += 1
         if cfg.snapshot_every and self.update_count % cfg.snapshot_every == 0 and cfg.pool_size:
             self.collector.pool.add_snapshot(self.net, self.rng)

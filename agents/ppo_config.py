@@ -33,6 +33,7 @@ NUMBER_RANGES = (
     ("max_grad_norm", lambda v: v > 0, lambda v: v < float("inf"), "> 0"),
     ("target_kl", lambda v: v > 0, lambda v: v < float("inf"), "> 0 or null"),
     ("oracle_guide", lambda v: v >= 0, lambda v: v <= 1, "in [0, 1] (a share of the run; 0: no guiding)"),
+    ("belief_coef", lambda v: v >= 0, lambda v: v < float("inf"), ">= 0 (0: no belief task)"),
 )
 
 
@@ -89,6 +90,7 @@ class PPOConfig:
     fine_counts: int = 0  # k > 0: counts bounded above k also enter as min(x, k) / k (agents.network)
     critic: str = "view"  # view | oracle: advantages from a critic that also sees the hidden hands (training only)
     oracle_guide: float = 0.0  # share of the run over which the actor's view of the hidden hands fades out (0: none)
+    belief_coef: float = 0.0  # weight of the auxiliary task: the actor's trunk predicts the other hands (0: none)
     # PPO
     learning_rate: float = 2.5e-4  # Adam's step size
     anneal_lr: bool = True  # linearly to 0 over total_steps
@@ -136,6 +138,7 @@ class PPOConfig:
         "fine_counts",
         "critic",
         "oracle_guide",
+        "belief_coef",
         "target",
         "opponents",
         "pool_size",
@@ -168,6 +171,8 @@ class PPOConfig:
             raise ValueError("critic: oracle collects with the local backend only (the Ray actors have no critic)")
         if self.oracle_guide and self.backend != "local":
             raise ValueError("oracle_guide collects with the local backend only (the Ray actors have no guide)")
+        if self.belief_coef and self.backend != "local":
+            raise ValueError("belief_coef collects with the local backend only (the Ray actors record no hands)")
         for name, (low, high) in INTEGER_RANGES.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:

@@ -27,6 +27,7 @@ def trainer_state(trainer: Any) -> dict[str, Any]:
             "optimizer": copy.deepcopy(trainer.optimizer.state_dict()),
             **({"critic": copy.deepcopy(trainer.critic.state_dict())} if trainer.critic is not None else {}),
             **({"guide": copy.deepcopy(trainer.guide.state_dict())} if trainer.guide is not None else {}),
+            **({"belief": copy.deepcopy(trainer.belief.state_dict())} if trainer.belief is not None else {}),
             "update": trainer.update_count,
             "global_step": trainer.global_step,
             "rng": trainer.rng.bit_generator.state,
@@ -61,6 +62,8 @@ def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoin
             trainer.critic.load_state_dict(tr["critic"])
         if trainer.guide is not None:
             trainer.guide.load_state_dict(tr["guide"])
+        if trainer.belief is not None:
+            trainer.belief.load_state_dict(tr["belief"])
         trainer.optimizer.load_state_dict(tr["optimizer"])
     except (RuntimeError, ValueError, KeyError) as err:
         raise ValueError(f"{source}: the saved network or optimiser does not fit ({err})") from None

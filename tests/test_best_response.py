@@ -99,6 +99,8 @@ def test_the_config_digest_follows_what_decides_the_result(tmp_path):
     assert config_digest(tiny(target="random", drop_obs=["void_draws"])) != base
     assert config_digest(tiny(target="random", oracle_guide=0.0)) == base
     assert config_digest(tiny(target="random", oracle_guide=0.5)) != base
+    assert config_digest(tiny(target="random", belief_coef=0.0)) == base
+    assert config_digest(tiny(target="random", belief_coef=1.0)) != base
     assert all(getattr(PPOConfig(), key) == default for key, default in ADDED_KEYS.items())
 
 

@@ -115,7 +115,13 @@ def test_a_few_seconds_of_training_beat_random(tmp_path):
 
 @pytest.mark.parametrize(
     ("game", "extra"),
-    [("uno", {}), ("tricks", {}), ("uno", {"critic": "oracle"}), ("uno", {"oracle_guide": 0.5, "total_steps": 8192})],
+    [
+        ("uno", {}),
+        ("tricks", {}),
+        ("uno", {"critic": "oracle"}),
+        ("uno", {"oracle_guide": 0.5, "total_steps": 8192}),
+        ("uno", {"belief_coef": 1.0}),
+    ],
 )
 def test_resume_continues_bit_for_bit(tmp_path, game, extra):
     cfg = tiny(game=game, players=4 if game == "tricks" else 3, snapshot_every=1, **extra)
@@ -133,7 +139,11 @@ def test_resume_continues_bit_for_bit(tmp_path, game, extra):
     assert resumed.global_step == straight.global_step and resumed.update_count == 4
     for a, b in zip(straight.net.state_dict().values(), resumed.net.state_dict().values(), strict=True):
         assert torch.equal(a, b)
-    for part in ("critic", "guide"):  # the trainer's extra networks (critic: oracle, oracle_guide)
+    for part in (
+        "critic",
+        "guide",
+        "belief",
+    ):  # the trainer's extra networks (critic: oracle, oracle_guide, belief_coef)
         if getattr(straight, part) is not None:
             ours, theirs = getattr(straight, part).state_dict(), getattr(resumed, part).state_dict()
             assert all(torch.equal(ours[k], theirs[k]) for k in ours)
