@@ -125,10 +125,24 @@ def spec_label(spec: str | Mapping[str, Any]) -> str:
     return f"{name}({', '.join(f'{k}={v}' for k, v in params.items())})"
 
 
+def parameters(cls: type) -> list[str]:
+    """The parameters a policy class takes (a subclass that passes ``**params`` on to its base
+    takes the base's too), ``seed`` first where it is one."""
+    names: list[str] = []
+    for klass in cls.__mro__:
+        if "__init__" not in vars(klass):
+            continue
+        signature = inspect.signature(klass.__init__).parameters.values()
+        names += [p.name for p in signature if p.name != "self" and p.kind is not p.VAR_KEYWORD and p.name not in names]
+        if not any(p.kind is p.VAR_KEYWORD for p in signature):
+            break
+    return names
+
+
 def _with_rules(cls: type, params: dict[str, Any], rules: Mapping[str, Any] | None) -> dict[str, Any]:
     """A policy that plans with the engine (its class takes ``rules``) plays under the table's
     rules unless its spec names its own: tournaments and trainers pass theirs here."""
-    if rules is not None and "rules" in inspect.signature(cls).parameters and "rules" not in params:
+    if rules is not None and "rules" in parameters(cls) and "rules" not in params:
         params["rules"] = dict(rules)
     return params
 
@@ -139,7 +153,7 @@ def check_spec(game: str, spec: str | Mapping[str, Any], rules: Mapping[str, Any
     params.pop("label", None)
     cls = policy_class(game, name)
     params = _with_rules(cls, params, rules)
-    allowed = [p for p in inspect.signature(cls).parameters if p != "seed"]
+    allowed = [p for p in parameters(cls) if p != "seed"]
     unknown = sorted(set(params) - set(allowed))
     if unknown:
         raise ValueError(

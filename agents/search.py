@@ -259,11 +259,45 @@ class SearchPolicy(SeededPolicy):
 class UnoSearchPolicy(SearchPolicy):
     """Flat Monte Carlo search for classic UNO: worlds from :mod:`envs.uno.worlds`, each one
     hand (a match's later hands are not searched); by default 8 rollout moves, then the
-    shipped agent's critic."""
+    shipped agent's critic.
+
+    ``belief``: ``""`` (default) deals the unseen cards evenly among the hands and the pile;
+    a belief model's checkpoint (:mod:`agents.belief`), or ``shipped`` (that of the table
+    size, ``models/uno_<n>p_belief.pt``), deals them where it expects them.
+    """
 
     game = "uno"
     default_depth = 8
     default_value = SHIPPED
+
+    def __init__(self, seed: int | None = None, belief: str = "", **params: Any) -> None:
+        if not isinstance(belief, str):
+            raise ValueError(f"belief must be a belief model's path, 'shipped' or '', got {belief!r}")
+        self.belief_path = belief
+        self._beliefs: dict[int, Any] = {}
+        if belief and belief != SHIPPED:  # a bad file is refused now, not mid-tournament
+            from agents.belief import load_belief
+
+            net = load_belief(belief)
+            self._beliefs[net.num_players] = net
+        super().__init__(seed, **params)
+
+    @classmethod
+    def files_read(cls, params: dict[str, Any], game: str, players: int) -> list[str]:
+        """The value network's checkpoint and the belief model's (``shipped``: the table size's)."""
+        from agents.belief import shipped_belief
+
+        belief = params.get("belief", "")
+        extra = [str(shipped_belief(players)) if belief == SHIPPED else belief] if belief else []
+        return super().files_read(params, game, players) + extra
+
+    def _belief(self, num_players: int) -> Any:
+        from agents.belief import load_belief, shipped_belief
+
+        if num_players not in self._beliefs:
+            path = shipped_belief(num_players) if self.belief_path == SHIPPED else self.belief_path
+            self._beliefs[num_players] = load_belief(path, num_players)
+        return self._beliefs[num_players]
 
     @property
     def rules_type(self) -> type:
@@ -272,9 +306,13 @@ class UnoSearchPolicy(SearchPolicy):
         return UnoRules
 
     def sample_worlds(self, obs: np.ndarray, worlds: int) -> Any:
+        from envs.uno.observation import decode
         from envs.uno.worlds import sample_worlds
 
-        return sample_worlds(obs, self.rules, worlds, self.rng)[0]
+        beliefs = None
+        if self.belief_path:
+            beliefs = self._belief(int(decode(obs)["num_players"][0])).shares(obs)
+        return sample_worlds(obs, self.rules, worlds, self.rng, beliefs)[0]
 
     def bets(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Challenge or accept (phase ``challenge``: was the Wild Draw Four a bluff?), and a

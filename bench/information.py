@@ -41,12 +41,14 @@ from tournament.stats import wilson  # noqa: E402
 #: (``bets: search``: with the true hands a challenge or a bluff is no bet).
 SEARCH = {"worlds": 16, "depth": 0, "confidence": 1.0, "bets": "search"}
 SAMPLED, TRUE = "search, sampled worlds", "search, true hands"
+BELIEF = "search, worlds by the belief model"
 #: (label, entrant): a policy spec, or "true hands" (the search given the true state).
 ENTRANTS: list[tuple[str, Any]] = [
     ("heuristic", "heuristic"),
     ("shipped agent", "shipped"),
     ("search, sampled worlds, bets: prior (the default)", {"name": "search", **SEARCH, "bets": "prior"}),
     (SAMPLED, {"name": "search", **SEARCH}),
+    (BELIEF, {"name": "search", **SEARCH, "belief": "shipped"}),
     (TRUE, "true hands"),
 ]
 CHUNK = 256  # decisions searched together by the true-hands search
@@ -133,6 +135,7 @@ def report(rows: list[dict[str, Any]], games: int, command: str) -> str:
     sections = []
     for players in sorted({r["players"] for r in rows}):
         gap = rate(players, TRUE) - rate(players, SAMPLED)
+        learned = rate(players, BELIEF) - rate(players, SAMPLED)
         fair = rate(players, SAMPLED) - rate(players, "heuristic")
         agent = rate(players, "shipped agent") - 1 / players
         sections.append(
@@ -140,7 +143,9 @@ def report(rows: list[dict[str, Any]], games: int, command: str) -> str:
             f"{table(players)}\n\n"
             f"Seeing the hands is worth {100 * gap:+.1f} points of win rate to this search. In sampled "
             f"worlds it wins {100 * fair:+.1f} points against `heuristic` in its seat (its own rollout "
-            f"policy); the shipped agent {100 * agent:+.1f} points over a fair share ({1 / players:.3f})."
+            f"policy); the shipped agent {100 * agent:+.1f} points over a fair share ({1 / players:.3f}). "
+            f"Dealing the worlds by the belief model moves the search {100 * learned:+.1f} points "
+            f"({learned / gap:.0%} of the way to the true hands)."
         )
     body = "\n\n".join(sections)
     return f"""# What seeing the other hands is worth
@@ -154,7 +159,10 @@ hands* (`TrueHandsSearch` in `bench/information.py`) every world holds the real 
 only the draw pile is shuffled. Both search every decision, the Wild Draw Four's bets too
 (`bets: search`: with the true hands a bluff or a challenge is no bet), and both know
 exactly how the opponents play (the rollouts are theirs), so the difference between those
-two rows is the value of the hands alone. The `bets: prior` row is the sampled-worlds search
+two rows is the value of the hands alone. The *belief model* row is the same search with the
+worlds dealt where a learned belief (`agents/belief.py`, `models/uno_<n>p_belief.pt`, fitted
+to where the cards were in games of `heuristic` play) expects the unseen cards, from the
+player's view only: how much of that value inference from the view recovers. The `bets: prior` row is the sampled-worlds search
 as it plays by default, keeping the rollout policy's bets. The true-hands search reads the
 engine's state: it is a ceiling to measure against, not a policy any table may seat.
 

@@ -7,7 +7,9 @@ observations into an engine of ``worlds`` complete games per observation: the *u
 cards (the deck less the own hand, the discard pile and a revealed hand) are shuffled and
 dealt to the other players in their hand sizes, the rest form the draw pile in random
 order; a player seen without a colour (the public history, ``void_draws``) gets no more
-cards of it than the unseen cards it took since (excess ones are swapped with the pile's).
+cards of it than the unseen cards it took since (excess ones are swapped with the pile's). Given a
+*belief* (where the observer expects each unseen card type: :mod:`agents.belief`), the
+cards are dealt by it instead of evenly (:func:`_deal_expected`), the voids still honoured.
 Everything the observation fixes is copied; nothing else is read, so two games that look
 the same to the player give the same worlds for the same random generator.
 
@@ -118,19 +120,111 @@ def _allowed_pile_card(hand, pile, size, limit, not_colour) -> int:
     return -1
 
 
+def _belief_owners(
+    cards_w: np.ndarray,
+    beliefs: np.ndarray,
+    seat_of_slot: np.ndarray,
+    to_deal: np.ndarray,
+    worlds: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """``float [N, 108]``: ``2 * seat`` of the seat each unseen card goes to (``2 * n``: the pile).
+
+    ``beliefs float [B, n, 54]``: for each card type, the share of its unseen copies in the
+    draw pile (row 0) and in the hand of relative slot ``k`` (row ``k``). :func:`_deal_expected`
+    deals the seats in order."""
+    B = beliefs.shape[0]
+    n = beliefs.shape[1]
+    by_seat = np.zeros((B, n + 1, NUM_CARD_TYPES))  # seats 0..n-1, then the pile
+    np.put_along_axis(by_seat, seat_of_slot[:, 1:, None], beliefs[:, 1:], axis=1)
+    by_seat[:, n] = beliefs[:, 0]
+    by_seat = np.repeat(np.maximum(by_seat, 0.0), worlds, axis=0)
+    owner = np.full(cards_w.shape, n, np.int64)
+    _deal_expected(cards_w, by_seat, np.repeat(to_deal, worlds, axis=0), rng.random(cards_w.shape), owner)
+    return 2.0 * owner
+
+
+@njit(cache=True)
+def _deal_expected(cards, shares, to_deal, uniforms, owner) -> None:
+    """Deal each world's unseen ``cards`` (-1: no card) to seats 1..n-1 in order, the rest to
+    the pile (``owner`` n): seat ``s`` expects ``avail[t] * share_s / (share_s + later)`` copies
+    of type ``t`` (``later``: the shares of the seats after it and the pile), and draws its
+    ``to_deal`` cards one at a time, each type weighted by what it still expects of it (a
+    uniform draw among the cards left when it expects nothing more). A belief sure of every
+    hand deals exactly those hands."""
+    N, n = to_deal.shape
+    T = shares.shape[2]
+    for g in range(N):
+        avail = np.zeros(T)
+        for j in range(cards.shape[1]):
+            if cards[g, j] >= 0:
+                avail[cards[g, j]] += 1.0
+        need = np.zeros((n, T), np.int64)
+        u = 0
+        for s in range(1, n):
+            expect = np.zeros(T)
+            for t in range(T):
+                later = 0.0
+                for h in range(s + 1, n + 1):
+                    later += shares[g, h, t]
+                total = shares[g, s, t] + later
+                if total > 0.0:
+                    expect[t] = avail[t] * shares[g, s, t] / total
+            for _ in range(to_deal[g, s]):
+                weight = np.zeros(T)
+                mass = 0.0
+                for t in range(T):
+                    if avail[t] > 0.0:
+                        weight[t] = max(expect[t] - need[s, t], 0.0)
+                        mass += weight[t]
+                if mass <= 1e-9:
+                    for t in range(T):
+                        weight[t] = avail[t]
+                        mass += weight[t]
+                if mass <= 0.0:
+                    break
+                x = uniforms[g, u % uniforms.shape[1]] * mass
+                u += 1
+                pick = -1
+                for t in range(T):
+                    if weight[t] > 0.0:
+                        pick = t
+                        x -= weight[t]
+                        if x < 0.0:
+                            break
+                need[s, pick] += 1
+                avail[pick] -= 1.0
+        for j in range(cards.shape[1]):
+            t = cards[g, j]
+            if t < 0:
+                continue
+            for s in range(1, n):
+                if need[s, t] > 0:
+                    need[s, t] -= 1
+                    owner[g, j] = s
+                    break
+
+
 def world_rules(rules: UnoRules) -> UnoRules:
     """The rules of a world: the table's, for one hand."""
     return dataclasses.replace(rules, match=False)
 
 
 def sample_worlds(
-    obs: np.ndarray, rules: UnoRules, worlds: int, rng: np.random.Generator
+    obs: np.ndarray,
+    rules: UnoRules,
+    worlds: int,
+    rng: np.random.Generator,
+    beliefs: np.ndarray | None = None,
 ) -> tuple[UnoEngine, np.ndarray]:
     """``worlds`` random complete games per observation, as one engine (``auto_reset`` off).
 
     Returns the engine (game ``b * worlds + w`` is world ``w`` of observation ``b``; the
     observer sits at seat 0 and is to act) and ``unseen int64 [B, 54]``, the cards dealt
     at random (to other hands and the pile). The observation must be of the player to act.
+    ``beliefs float [B, n, 54]`` (optional): for each card type the share of its unseen copies
+    in the draw pile (row 0) and in the hand ``k`` seats on in the direction of play (row
+    ``k``); without it every holder gets an even share (its share of the unseen cards).
     """
     view = decode(obs, rules.target_score)
     B = obs.shape[0]
@@ -138,6 +232,11 @@ def sample_worlds(
     if (view["num_players"] != n).any():
         raise ValueError("sample_worlds takes observations of one table size")
     rules.check_players(n)
+    if beliefs is not None and np.shape(beliefs) != (B, n, NUM_CARD_TYPES):
+        raise ValueError(
+            f"beliefs must be shaped [{B}, {n}, {NUM_CARD_TYPES}] (observations, players, card types), "
+            f"got {list(np.shape(beliefs))}"
+        )
     N = B * worlds
     direction = view["direction"]
     slots = np.arange(n)
@@ -173,7 +272,9 @@ def sample_worlds(
     card_list[owners, np.arange(cards.size) - starts[owners]] = cards
     cards_w = np.repeat(card_list, worlds, axis=0)  # [N, 108]
     keys = rng.random(cards_w.shape)
-    keys[cards_w < 0] = 2.0
+    if beliefs is not None:  # cards grouped by the seat a belief deals them to, in seat order
+        keys += _belief_owners(cards_w, beliefs, seat_of_slot, to_deal, worlds, rng)
+    keys[cards_w < 0] = 2.0 * n + 2.0
     cards_w = np.take_along_axis(cards_w, np.argsort(keys, axis=1), axis=1)
 
     # Deal: seat s takes the next to_deal[s] shuffled cards, the rest is the draw pile.

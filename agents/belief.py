@@ -1,0 +1,243 @@
+"""Where the unseen cards are: a belief model of classic UNO, learned from play, for the search.
+
+A player sees its own hand, the discard pile and every hand size. Where the other cards
+lie, in which hand or in the draw pile, it can only infer from how the others played: a
+player who drew cannot follow, a player who named a colour holds it. The observation keeps
+the public history a good player uses (``void_colours``, ``void_draws``, ``chosen_colours``;
+docs/uno.md), but the search's worlds (``envs.uno.worlds``) deal the unseen cards evenly
+among the hands and the pile, honouring only the voids. :class:`BeliefNet` reads the same
+observation and gives, for every card type, the share of its unseen copies that each other
+hand and the draw pile hold (``[B, players, 54]``: row 0 the pile, row ``k`` the player ``k``
+seats on in the direction of play). ``sample_worlds(..., beliefs=...)`` deals by it, and the
+search takes it with ``belief: shipped`` (or a checkpoint path).
+
+It is fitted by cross-entropy to where the cards really were, at every decision of games in
+which every seat plays one policy (``--policy``, the search's rollout policy ``heuristic`` by
+default): like the rollouts, it is a model of how the others play. It reads only the
+observation, so it gives the same beliefs whatever the hidden cards are.
+
+    python -m agents.belief --players 4          # models/uno_4p_belief.pt (about 3 minutes here)
+
+The measured effect on the search is in docs/information.md (``python bench/information.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.learned import MODELS_DIR, load_checkpoint, save_checkpoint
+from agents.network import layer_init
+from envs.cards import NUM_CARD_TYPES
+
+KIND = "belief"
+
+
+def shipped_belief(num_players: int) -> Path:
+    """The shipped belief model of this table size."""
+    return MODELS_DIR / f"uno_{num_players}p_belief.pt"
+
+
+class BeliefNet(nn.Module):
+    """An MLP from a classic UNO observation to the unseen cards' holders (logits, then shares)."""
+
+    def __init__(self, num_players: int, hidden: Sequence[int] = (256, 256)) -> None:
+        super().__init__()
+        from envs.uno.observation import OBS_HIGH, OBS_SIZE
+
+        self.num_players, self.hidden = num_players, list(hidden)
+        self.register_buffer("obs_scale", torch.as_tensor(1.0 / np.maximum(OBS_HIGH, 1.0)))
+        layers: list[nn.Module] = []
+        width = OBS_SIZE
+        for size in hidden:
+            layers += [layer_init(nn.Linear(width, size)), nn.ReLU()]
+            width = size
+        self.trunk = nn.Sequential(*layers)
+        self.out = layer_init(nn.Linear(width, num_players * NUM_CARD_TYPES), std=0.01)
+
+    def forward(self, obs: torch.Tensor, holders: torch.Tensor) -> torch.Tensor:
+        """Log-shares ``[B, players, 54]`` (softmax over the holders); ``holders bool [B, players]``:
+        who holds any card (the pile and each other hand), the others get none."""
+        logits = self.out(self.trunk(obs * self.obs_scale)).view(-1, self.num_players, NUM_CARD_TYPES)
+        return torch.log_softmax(logits.masked_fill(~holders[:, :, None], -1e9), dim=1)
+
+    def shares(self, obs: np.ndarray) -> np.ndarray:
+        """``float64 [B, players, 54]``: the belief of these observations (each column sums to 1)."""
+        with torch.no_grad():
+            logp = self(torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(holder_sizes(obs) > 0))
+        return logp.exp().double().numpy()
+
+
+def holder_sizes(obs: np.ndarray) -> np.ndarray:
+    """``int64 [B, players]``: the unseen cards each holder has: the draw pile, then each other
+    hand by relative seat."""
+    from envs.uno.observation import decode
+
+    view = decode(obs)
+    n = int(view["num_players"].max())
+    return np.concatenate([view["draw_pile_size"][:, None], view["hand_sizes"][:, 1:n]], axis=1).astype(np.int64)
+
+
+def true_holdings(eng: Any) -> np.ndarray:
+    """``float32 [B, players, 54]``: where the unseen cards of each game's player to act are:
+    the draw pile (row 0) and the hand ``k`` seats on in the direction of play (row ``k``).
+    What no player may know: the belief's training target only."""
+    n, B = eng.num_players, eng.num_games
+    ar = np.arange(B)
+    out = np.zeros((B, n, NUM_CARD_TYPES), np.float32)
+    for k in range(1, n):
+        out[:, k] = eng.hands[ar, (eng.current_player + eng.direction * k) % n]
+    pile = eng.draw_pile
+    inside = (np.arange(pile.shape[1])[None, :] >= eng.draw_top[:, None]) & (
+        np.arange(pile.shape[1])[None, :] < eng.draw_end[:, None]
+    )
+    rows, cols = np.nonzero(inside)
+    np.add.at(out[:, 0], (rows, pile[rows, cols].astype(np.int64)), 1)
+    return out
+
+
+def cross_entropy(logp: torch.Tensor, holdings: torch.Tensor) -> torch.Tensor:
+    """Nats per unseen card: ``-sum(holdings * logp) / cards``."""
+    return -(holdings * logp).sum() / holdings.sum()
+
+
+def proportional(holdings: torch.Tensor) -> torch.Tensor:
+    """The even belief the plain worlds deal by: each holder's share of every type is its share
+    of the unseen cards (log-shares; a holder with no card gets none)."""
+    sizes = holdings.sum(dim=2, keepdim=True)
+    return torch.log((sizes / sizes.sum(dim=1, keepdim=True)).clamp(min=1e-30)).expand_as(holdings)
+
+
+def train_belief(
+    num_players: int,
+    decisions: int = 6_000_000,
+    games: int = 2048,
+    policy: Any = "heuristic",
+    hidden: Sequence[int] = (256, 256),
+    learning_rate: float = 1e-3,
+    seed: int = 1,
+    progress: bool = True,
+) -> tuple[BeliefNet, dict[str, float]]:
+    """Fit a belief on ``decisions`` decisions of ``games`` games played by ``policy`` on every
+    seat (one gradient step per engine step, on every game's player to act); then measure it
+    and the even belief on fresh games. Returns the net and ``{cross_entropy, proportional}``
+    (nats per unseen card on the held-out games)."""
+    from agents.registry import make_policy
+    from envs.uno import UnoEngine, UnoRules
+
+    torch.manual_seed(seed)
+    net = BeliefNet(num_players, hidden)
+    optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
+    players = make_policy("uno", policy, seed=seed)
+    eng = UnoEngine(games, num_players, UnoRules(), seed=seed)
+    obs, mask = eng.reset()
+    steps = max(1, decisions // games)
+    start = time.perf_counter()
+    for step in range(steps):
+        lr = learning_rate * (1.0 - step / steps)
+        optimizer.param_groups[0]["lr"] = lr
+        holdings = torch.as_tensor(true_holdings(eng))
+        loss = cross_entropy(net(torch.as_tensor(obs), holdings.sum(dim=2) > 0), holdings)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        obs, mask, _, _ = eng.step(players(obs, mask))
+        if progress and (step + 1) % max(1, steps // 20) == 0:
+            print(
+                f"  {(step + 1) * games:>11,} decisions  loss {loss.item():.4f}  {time.perf_counter() - start:.0f} s",
+                flush=True,
+            )
+    return net, measure_belief(net, num_players, policy, games, seed + 1)
+
+
+def measure_belief(net: BeliefNet, num_players: int, policy: Any, games: int, seed: int, steps: int = 200) -> dict:
+    """Nats per unseen card of ``net`` and of the even belief, over ``steps`` decisions of
+    ``games`` fresh games (every game's player to act)."""
+    from agents.registry import make_policy
+    from envs.uno import UnoEngine, UnoRules
+
+    players = make_policy("uno", policy, seed=seed)
+    eng = UnoEngine(games, num_players, UnoRules(), seed=seed)
+    obs, mask = eng.reset()
+    ours = even = cards = 0.0
+    with torch.no_grad():
+        for _ in range(steps):
+            holdings = torch.as_tensor(true_holdings(eng))
+            n_cards = holdings.sum().item()
+            ours += cross_entropy(net(torch.as_tensor(obs), holdings.sum(dim=2) > 0), holdings).item() * n_cards
+            even += cross_entropy(proportional(holdings), holdings).item() * n_cards
+            cards += n_cards
+            obs, mask, _, _ = eng.step(players(obs, mask))
+    return {"cross_entropy": ours / cards, "proportional": even / cards}
+
+
+def save_belief(path: str | Path, net: BeliefNet, info: dict[str, Any]) -> Path:
+    """Write the belief atomically, as a checksummed checkpoint (``kind: belief``)."""
+    from envs.uno.observation import OBS_NAMES, OBS_SIZE
+
+    return save_checkpoint(
+        path,
+        {
+            "kind": KIND,
+            "game": "uno",
+            "num_players": net.num_players,
+            "obs_dim": OBS_SIZE,
+            "obs_names": list(OBS_NAMES),
+            "num_actions": 0,
+            "hidden": list(net.hidden),
+            "model": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
+            **info,
+        },
+    )
+
+
+def load_belief(path: str | Path, num_players: int | None = None) -> BeliefNet:
+    """A saved belief (for this table size, if given); anything else is refused, saying why."""
+    from envs.uno.observation import OBS_NAMES
+
+    if not Path(path).is_file():
+        raise ValueError(f"belief model {path} not found (train one: python -m agents.belief --players N --out {path})")
+    data = load_checkpoint(path, "uno")
+    if data.get("kind") != KIND:
+        raise ValueError(f"{path} is not a belief model (train one: python -m agents.belief --players N --out {path})")
+    if num_players is not None and data["num_players"] != num_players:
+        raise ValueError(f"{path} is a belief for {data['num_players']} players, not {num_players}")
+    if list(data.get("obs_names", [])) != list(OBS_NAMES):
+        raise ValueError(f"{path} was trained on another observation layout; train it again")
+    net = BeliefNet(data["num_players"], data["hidden"])
+    net.load_state_dict(data["model"])
+    return net.eval()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--decisions", type=int, default=6_000_000)
+    parser.add_argument("--policy", default="heuristic", help="the policy on every seat of the training games")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None, help="default: models/uno_<players>p_belief.pt")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    out = args.out or shipped_belief(args.players)
+    print(f"belief for {args.players} players from {args.decisions:,} decisions of {args.policy} play -> {out}")
+    start = time.perf_counter()
+    net, measured = train_belief(args.players, args.decisions, policy=args.policy, seed=args.seed)
+    info = {"policy": args.policy, "decisions": args.decisions, "seed": args.seed, **measured}
+    save_belief(out, net, info)
+    print(
+        f"held-out games: {measured['cross_entropy']:.4f} nats per unseen card "
+        f"(even deal: {measured['proportional']:.4f}); {(time.perf_counter() - start) / 60:.1f} min"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""The belief model (agents/belief.py): learned from where the cards really were, read from
+the view only, and the worlds the search deals by it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.belief import (
+    BeliefNet,
+    holder_sizes,
+    load_belief,
+    save_belief,
+    train_belief,
+    true_holdings,
+)
+from agents.learned import save_checkpoint
+from agents.ppo import PPOTrainer
+from agents.registry import files_read, make_policy
+from envs.uno import UnoEngine, UnoRules
+from envs.uno.observation import decode
+from envs.uno.worlds import DECK_COUNTS, sample_worlds
+from tests.test_ppo import tiny
+from tests.test_search import played_games, reshuffled_hidden
+
+
+def test_true_holdings_are_the_unseen_cards_by_holder():
+    eng = played_games(4, UnoRules(), steps=20, seed=5)
+    obs, _ = eng.observe()
+    held = true_holdings(eng)
+    view = decode(obs)
+    np.testing.assert_array_equal(held.sum(axis=1), DECK_COUNTS - view["hand"] - view["discard_counts"])
+    np.testing.assert_array_equal(held.sum(axis=2), holder_sizes(obs))
+    ar = np.arange(eng.num_games)
+    nxt = (eng.current + eng.direction) % 4  # row 1: the next player in the direction of play
+    np.testing.assert_array_equal(held[:, 1], eng.hands[ar, nxt])
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_worlds_dealt_by_a_sure_belief_are_the_true_game(players):
+    eng = played_games(players, UnoRules(), steps=12, seed=players)
+    obs, _ = eng.observe()
+    # a hand shown by a challenge is pinned as the worlds read it (envs.uno.worlds.pinned_reveal), not dealt
+    live = ((eng.phase < eng.over_phase) & (decode(obs)["revealed_seat"] < 0)).nonzero()[0]
+    assert live.size > 40
+    held = true_holdings(eng)[live].astype(np.float64)
+    shares = held / np.maximum(held.sum(axis=1, keepdims=True), 1)
+    W = 3
+    worlds, _ = sample_worlds(obs[live], UnoRules(), W, np.random.default_rng(0), beliefs=shares)
+    d = eng.direction[live]
+    for k in range(1, players):
+        true = eng.hands[live, (eng.current[live] + d * k) % players]
+        dealt = worlds.hands[np.arange(live.size * W), np.repeat((d * k) % players, W)]
+        np.testing.assert_array_equal(dealt, np.repeat(true, W, axis=0))
+
+
+def test_worlds_dealt_by_a_belief_hold_exactly_the_unseen_cards_and_follow_it():
+    eng = played_games(3, UnoRules(), steps=15, seed=9)
+    live = (eng.phase < eng.over_phase).nonzero()[0]
+    obs, _ = eng.observe()
+    obs = obs[live]
+    # a belief that puts the red cards in the hand of the next player (where it has room)
+    shares = np.full((live.size, 3, 54), 1.0)
+    red = np.arange(54) < 13
+    shares[:, 1, red] = 50.0
+    shares /= shares.sum(axis=1, keepdims=True)
+    W = 40
+    worlds, unseen = sample_worlds(obs, UnoRules(), W, np.random.default_rng(1), beliefs=shares)
+    plain, _ = sample_worlds(obs, UnoRules(), W, np.random.default_rng(1))
+    w_obs, _ = worlds.observe()
+    np.testing.assert_array_equal(w_obs, np.repeat(obs, W, axis=0))  # each world looks the same to the player
+    for eng_ in (worlds, plain):
+        pile = np.stack([np.bincount(p[:e], minlength=54) for p, e in zip(eng_.draw_pile, eng_.draw_end, strict=True)])
+        np.testing.assert_array_equal(eng_.hands[:, 1:].sum(axis=1) + pile, np.repeat(unseen, W, axis=0))
+    d = np.repeat(decode(obs)["direction"], W)
+    ar = np.arange(live.size * W)
+    assert worlds.hands[ar, d % 3][:, red].sum() > 1.5 * plain.hands[ar, d % 3][:, red].sum()
+    with pytest.raises(ValueError, match=r"beliefs must be shaped \[\d+, 3, 54\]"):
+        sample_worlds(obs, UnoRules(), W, np.random.default_rng(1), beliefs=shares[:, :2])
+
+
+def test_the_belief_learns_where_the_cards_are(tmp_path):
+    torch.manual_seed(0)
+    net, measured = train_belief(2, 300_000, games=512, learning_rate=3e-3, progress=False)
+    assert measured["cross_entropy"] < measured["proportional"] - 0.003  # better than an even deal
+    path = save_belief(tmp_path / "belief.pt", net, measured)
+    again = load_belief(path, 2)
+    eng = played_games(2, UnoRules(), steps=6, seed=1)
+    obs, _ = eng.observe()
+    shares = again.shares(obs)
+    np.testing.assert_allclose(shares.sum(axis=1), 1.0, rtol=1e-6)
+    np.testing.assert_array_equal(shares, net.shares(obs))
+    assert (shares[holder_sizes(obs) == 0] < 1e-6).all()  # an empty pile holds nothing
+
+
+def test_bad_belief_files_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="belief model .* not found"):
+        load_belief(tmp_path / "none.pt")
+    agent = save_checkpoint(tmp_path / "agent.pt", PPOTrainer(tiny()).agent_payload())
+    with pytest.raises(ValueError, match="is not a belief model"):
+        load_belief(agent)
+    path = save_belief(tmp_path / "b3.pt", BeliefNet(3, [8]), {})
+    with pytest.raises(ValueError, match="a belief for 3 players, not 4"):
+        load_belief(path, 4)
+    with pytest.raises(ValueError, match="belief must be"):
+        make_policy("uno", {"name": "search", "belief": 3}, seed=0)
+    with pytest.raises(ValueError, match="is not a belief model"):
+        make_policy("uno", {"name": "search", "belief": str(agent)}, seed=0)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_search_with_a_belief_decides_the_same_whatever_the_unseen_cards(tmp_path, players):
+    path = str(save_belief(tmp_path / "belief.pt", BeliefNet(players, [16]), {}))
+    spec = {"name": "search", "worlds": 4, "depth": 0, "belief": path}
+    assert path in files_read("uno", spec, players)
+    rules = UnoRules()
+    eng = played_games(players, rules, steps=9, seed=players)
+    positions = [eng.position(i) for i in range(eng.num_games) if eng.phase[i] < eng.over_phase]
+    twins = [reshuffled_hidden(p, np.random.default_rng(7)) for p in positions]
+    a = UnoEngine.from_positions(positions, rules, auto_reset=False)
+    b = UnoEngine.from_positions(twins, rules, auto_reset=False)
+    assert any(p["hands"] != q["hands"] for p, q in zip(positions, twins, strict=True))
+    (obs_a, mask_a), (obs_b, mask_b) = a.observe(), b.observe()
+    search_a, search_b = (make_policy("uno", spec, seed=3, rules={}) for _ in range(2))
+    np.testing.assert_array_equal(search_a.action_values(obs_a, mask_a), search_b.action_values(obs_b, mask_b))
+    np.testing.assert_array_equal(search_a(obs_a, mask_a), search_b(obs_b, mask_b))
