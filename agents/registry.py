@@ -127,13 +127,16 @@ def spec_label(spec: str | Mapping[str, Any]) -> str:
 
 def parameters(cls: type) -> list[str]:
     """The parameters a policy class takes (a subclass that passes ``**params`` on to its base
-    takes the base's too), ``seed`` first where it is one."""
+    takes the base's too)."""
     names: list[str] = []
     for klass in cls.__mro__:
+        if klass is object:
+            break
         if "__init__" not in vars(klass):
             continue
         signature = inspect.signature(klass.__init__).parameters.values()
-        names += [p.name for p in signature if p.name != "self" and p.kind is not p.VAR_KEYWORD and p.name not in names]
+        named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        names += [p.name for p in signature if p.name != "self" and p.kind in named and p.name not in names]
         if not any(p.kind is p.VAR_KEYWORD for p in signature):
             break
     return names
