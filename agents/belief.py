@@ -27,6 +27,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -49,24 +50,28 @@ def shipped_belief(num_players: int) -> Path:
 class BeliefNet(nn.Module):
     """An MLP from a classic UNO observation to the unseen cards' holders (logits, then shares)."""
 
-    def __init__(self, num_players: int, hidden: Sequence[int] = (256, 256)) -> None:
+    def __init__(self, num_players: int, hidden: Sequence[int] = (256, 256), extra_inputs: int = 0) -> None:
+        """``extra_inputs``: more inputs after the observation (a measurement's, :class:`PublicHistory`)."""
         super().__init__()
         from envs.uno.observation import OBS_HIGH, OBS_SIZE
 
-        self.num_players, self.hidden = num_players, list(hidden)
+        self.num_players, self.hidden, self.extra_inputs = num_players, list(hidden), extra_inputs
         self.register_buffer("obs_scale", torch.as_tensor(1.0 / np.maximum(OBS_HIGH, 1.0)))
         layers: list[nn.Module] = []
-        width = OBS_SIZE
+        width = OBS_SIZE + extra_inputs
         for size in hidden:
             layers += [layer_init(nn.Linear(width, size)), nn.ReLU()]
             width = size
         self.trunk = nn.Sequential(*layers)
         self.out = layer_init(nn.Linear(width, num_players * NUM_CARD_TYPES), std=0.01)
 
-    def forward(self, obs: torch.Tensor, holders: torch.Tensor) -> torch.Tensor:
+    def forward(self, obs: torch.Tensor, holders: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
         """Log-shares ``[B, players, 54]`` (softmax over the holders); ``holders bool [B, players]``:
         who holds any card (the pile and each other hand), the others get none."""
-        logits = self.out(self.trunk(obs * self.obs_scale)).view(-1, self.num_players, NUM_CARD_TYPES)
+        x = obs * self.obs_scale
+        if self.extra_inputs:
+            x = torch.cat([x, extra], dim=1)
+        logits = self.out(self.trunk(x)).view(-1, self.num_players, NUM_CARD_TYPES)
         return torch.log_softmax(logits.masked_fill(~holders[:, :, None], -1e9), dim=1)
 
     def shares(self, obs: np.ndarray) -> np.ndarray:
@@ -116,6 +121,74 @@ def proportional(holdings: torch.Tensor) -> torch.Tensor:
     return torch.log((sizes / sizes.sum(dim=1, keepdim=True)).clamp(min=1e-30)).expand_as(holdings)
 
 
+class PublicHistory:
+    """What every player did this hand, beyond the observation: a measurement's extra input.
+
+    Per seat: the cards it played by colour (wilds a fifth), its draws, the times it played a
+    card of another colour than the one in force, and its last two actions (one-hot). All of
+    it is public, but the observation keeps only a summary of it (``void_colours``,
+    ``void_draws``, ``chosen_colours``), and a policy is stateless, so no policy reads this:
+    ``python bench/belief.py`` uses it to measure what a belief given the whole history would
+    add. Kept for ``B`` games from the actions taken (:meth:`record` before each step,
+    :meth:`clear` for the games whose hand ended)."""
+
+    def __init__(self, games: int, num_players: int) -> None:
+        from envs.cards import TYPE_COLOUR
+        from envs.uno import actions
+
+        self.num_players, self.num_actions = num_players, actions.NUM_ACTIONS
+        card = actions.ACTION_CARD
+        self.colour = np.where(card >= 0, np.append(TYPE_COLOUR, [4, 4])[np.maximum(card, 0)], -1)
+        self.colour[(card >= 0) & (self.colour < 0)] = 4  # a wild
+        self.draw = actions.DRAW
+        self.size = 5 + 2 + 2 * self.num_actions
+        self.values = np.zeros((games, num_players, self.size), np.float32)
+
+    def record(self, seat: np.ndarray, colour_in_force: np.ndarray, chosen: np.ndarray) -> None:
+        """The actions ``chosen`` by ``seat`` in every game, ``colour_in_force`` before them."""
+        rows, v, A = np.arange(len(seat)), self.values, self.num_actions
+        colour = self.colour[chosen]
+        played = colour >= 0
+        np.add.at(v, (rows[played], seat[played], colour[played]), 1.0)
+        v[rows, seat, 5] += chosen == self.draw
+        v[rows, seat, 6] += played & (colour < 4) & (colour != colour_in_force)
+        v[rows, seat, 7 + A :] = v[rows, seat, 7 : 7 + A]
+        v[rows, seat, 7 : 7 + A] = 0.0
+        v[rows, seat, 7 + chosen] = 1.0
+
+    def clear(self, games: np.ndarray) -> None:
+        self.values[games] = 0.0
+
+    def seen_by(self, eng: Any) -> np.ndarray:
+        """``[B, players * size]``: every seat's history as each game's player to act counts
+        seats (itself first, then in the direction of play), counts scaled by 1/8."""
+        rows, n = np.arange(eng.num_games), self.num_players
+        seats = [(eng.current_player + eng.direction * k) % n for k in range(n)]
+        return np.concatenate([self.values[rows, s] for s in seats], axis=1) / 8.0
+
+
+def _games(num_players: int, policy: Any, games: int, seed: int, history: bool):
+    """Yield ``(obs, extra, holdings)`` at every decision of ``games`` games of ``policy`` play
+    (``extra``: the public history, or None), stepping them after each."""
+    from agents.registry import make_policy
+    from envs.uno import UnoEngine, UnoRules
+
+    players = make_policy("uno", policy, seed=seed)
+    eng = UnoEngine(games, num_players, UnoRules(), seed=seed)
+    obs, mask = eng.reset()
+    past = PublicHistory(games, num_players) if history else None
+    while True:
+        extra = torch.as_tensor(past.seen_by(eng)) if past is not None else None
+        yield torch.as_tensor(obs), extra, torch.as_tensor(true_holdings(eng))
+        seat, colour = eng.current_player.copy(), eng.colour.copy()
+        chosen = players(obs, mask)
+        if past is not None:
+            past.record(seat, colour, chosen)
+        obs, mask, _, done = eng.step(chosen)
+        if past is not None:
+            past.clear(done.nonzero()[0])
+
+
 def train_belief(
     num_players: int,
     decisions: int = 6_000_000,
@@ -125,63 +198,60 @@ def train_belief(
     learning_rate: float = 1e-3,
     seed: int = 1,
     progress: bool = True,
+    history: bool = False,
 ) -> tuple[BeliefNet, dict[str, float]]:
     """Fit a belief on ``decisions`` decisions of ``games`` games played by ``policy`` on every
-    seat (one gradient step per engine step, on every game's player to act); then measure it
-    and the even belief on fresh games. Returns the net and ``{cross_entropy, proportional}``
-    (nats per unseen card on the held-out games)."""
-    from agents.registry import make_policy
-    from envs.uno import UnoEngine, UnoRules
-
+    seat (one gradient step per engine step, on every game's player to act; the learning rate
+    falls linearly to 0); then measure it and the even belief on fresh games
+    (:func:`measure_belief`). ``history``: the belief also reads :class:`PublicHistory` (a
+    measurement; no policy can). Returns the net and the held-out nats per unseen card
+    (``cross_entropy``, and ``proportional`` for the even belief)."""
     torch.manual_seed(seed)
-    net = BeliefNet(num_players, hidden)
+    extra = PublicHistory(1, num_players).size * num_players if history else 0
+    net = BeliefNet(num_players, hidden, extra)
     optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
-    players = make_policy("uno", policy, seed=seed)
-    eng = UnoEngine(games, num_players, UnoRules(), seed=seed)
-    obs, mask = eng.reset()
     steps = max(1, decisions // games)
     start = time.perf_counter()
-    for step in range(steps):
-        lr = learning_rate * (1.0 - step / steps)
-        optimizer.param_groups[0]["lr"] = lr
-        holdings = torch.as_tensor(true_holdings(eng))
-        loss = cross_entropy(net(torch.as_tensor(obs), holdings.sum(dim=2) > 0), holdings)
+    for step, (obs, past, holdings) in enumerate(islice(_games(num_players, policy, games, seed, history), steps)):
+        optimizer.param_groups[0]["lr"] = learning_rate * (1.0 - step / steps)
+        loss = cross_entropy(net(obs, holdings.sum(dim=2) > 0, past), holdings)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        obs, mask, _, _ = eng.step(players(obs, mask))
         if progress and (step + 1) % max(1, steps // 20) == 0:
             print(
                 f"  {(step + 1) * games:>11,} decisions  loss {loss.item():.4f}  {time.perf_counter() - start:.0f} s",
                 flush=True,
             )
-    return net, measure_belief(net, num_players, policy, games, seed + 1)
+    measured = measure_belief(net, num_players, policy, games, seed + 1, history=history)
+    return net, {k: float(measured[k]) for k in ("cross_entropy", "proportional")}
 
 
-def measure_belief(net: BeliefNet, num_players: int, policy: Any, games: int, seed: int, steps: int = 200) -> dict:
-    """Nats per unseen card of ``net`` and of the even belief, over ``steps`` decisions of
-    ``games`` fresh games (every game's player to act)."""
-    from agents.registry import make_policy
-    from envs.uno import UnoEngine, UnoRules
-
-    players = make_policy("uno", policy, seed=seed)
-    eng = UnoEngine(games, num_players, UnoRules(), seed=seed)
-    obs, mask = eng.reset()
-    ours = even = cards = 0.0
+def measure_belief(
+    net: BeliefNet, num_players: int, policy: Any, games: int, seed: int, steps: int = 200, history: bool = False
+) -> dict[str, Any]:
+    """Nats per unseen card of ``net`` and of the even belief over ``steps`` decisions of
+    ``games`` fresh games (every game's player to act): ``cross_entropy``, ``proportional``,
+    and ``per_game float64 [games, 3]`` (each game's nats by the net, by the even belief, and
+    its unseen cards, summed over its decisions: the games are independent, which is what
+    intervals need)."""
+    per_game = np.zeros((games, 3))
     with torch.no_grad():
-        for _ in range(steps):
-            holdings = torch.as_tensor(true_holdings(eng))
-            n_cards = holdings.sum().item()
-            ours += cross_entropy(net(torch.as_tensor(obs), holdings.sum(dim=2) > 0), holdings).item() * n_cards
-            even += cross_entropy(proportional(holdings), holdings).item() * n_cards
-            cards += n_cards
-            obs, mask, _, _ = eng.step(players(obs, mask))
-    return {"cross_entropy": ours / cards, "proportional": even / cards}
+        for obs, past, holdings in islice(_games(num_players, policy, games, seed, history), steps):
+            logp = net(obs, holdings.sum(dim=2) > 0, past)
+            per_game[:, 0] -= (holdings * logp).sum(dim=(1, 2)).double().numpy()
+            per_game[:, 1] -= (holdings * proportional(holdings)).sum(dim=(1, 2)).double().numpy()
+            per_game[:, 2] += holdings.sum(dim=(1, 2)).double().numpy()
+    total = per_game.sum(axis=0)
+    return {"cross_entropy": total[0] / total[2], "proportional": total[1] / total[2], "per_game": per_game}
 
 
 def save_belief(path: str | Path, net: BeliefNet, info: dict[str, Any]) -> Path:
     """Write the belief atomically, as a checksummed checkpoint (``kind: belief``)."""
     from envs.uno.observation import OBS_NAMES, OBS_SIZE
+
+    if net.extra_inputs:
+        raise ValueError("a belief that reads the public history is a measurement: no policy can give it its inputs")
 
     return save_checkpoint(
         path,

@@ -8,11 +8,14 @@ shuffled, which nobody knows): a player that sees every hand. With ``heuristic``
 against ``heuristic`` opponents both searches also know exactly how the others play, so the
 gap between them is what knowing the hands is worth to this planner. No policy may do this
 (it reads the engine's state, not an observation): it is a measurement, not an entrant.
+Between the two: the search with its worlds dealt by the shipped belief model
+(:mod:`agents.belief`, a fair player's inference from its view), and by a sure belief, the
+true holdings (:class:`SureBeliefSearch`, another cheat).
 
 Every entrant plays the same deals (one engine seed; entrant ``k``'s seat in game ``g`` is
 ``g mod players``) against ``heuristic`` players on every other seat.
 
-    python bench/information.py                 # 2 and 4 players, 4,000 games each (about 10 minutes)
+    python bench/information.py                 # 2 and 4 players, 4,000 games each (about 20 minutes)
     python bench/information.py --games 400     # a quick look (the intervals are wide)
 
 Writes docs/information.md with its data in docs/information/ (JSON, CSV, PNG).
@@ -31,9 +34,11 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from agents.belief import true_holdings  # noqa: E402
 from agents.registry import make_policy, spec_label  # noqa: E402
 from agents.search import UnoSearchPolicy  # noqa: E402
 from envs.uno import UnoEngine, UnoRules  # noqa: E402
+from envs.uno.worlds import sample_worlds  # noqa: E402
 from tournament.report import plot_win_rates, write_atomic, write_rows  # noqa: E402
 from tournament.stats import wilson  # noqa: E402
 
@@ -42,13 +47,15 @@ from tournament.stats import wilson  # noqa: E402
 SEARCH = {"worlds": 16, "depth": 0, "confidence": 1.0, "bets": "search"}
 SAMPLED, TRUE = "search, sampled worlds", "search, true hands"
 BELIEF = "search, worlds by the belief model"
-#: (label, entrant): a policy spec, or "true hands" (the search given the true state).
+SURE = "search, worlds by a sure belief (the true holdings)"
+#: (label, entrant): a policy spec, or a key of :data:`CHEATS` (the search given the true state).
 ENTRANTS: list[tuple[str, Any]] = [
     ("heuristic", "heuristic"),
     ("shipped agent", "shipped"),
     ("search, sampled worlds, bets: prior (the default)", {"name": "search", **SEARCH, "bets": "prior"}),
     (SAMPLED, {"name": "search", **SEARCH}),
     (BELIEF, {"name": "search", **SEARCH, "belief": "shipped"}),
+    (SURE, "sure belief"),
     (TRUE, "true hands"),
 ]
 CHUNK = 256  # decisions searched together by the true-hands search
@@ -73,14 +80,29 @@ class TrueHandsSearch(UnoSearchPolicy):
         return eng
 
 
+class SureBeliefSearch(TrueHandsSearch):
+    """The search with its worlds dealt by ``sample_worlds`` from the true holdings as the
+    belief (every share 0 or 1 but where a holder has some of a type's copies): what the
+    worlds would be with a perfect belief model. A cheat, for measurement only."""
+
+    def sample_worlds(self, obs: np.ndarray, worlds: int) -> UnoEngine:
+        held = true_holdings(self.truth).astype(np.float64)
+        shares = held / np.maximum(held.sum(axis=1, keepdims=True), 1.0)
+        return sample_worlds(obs, self.rules, worlds, self.rng, shares)[0]
+
+
+CHEATS = {"true hands": TrueHandsSearch, "sure belief": SureBeliefSearch}
+
+
 def play(players: int, entrant: Any, games: int, seed: int) -> dict[str, Any]:
     """The entrant at seat ``g mod players`` of game ``g``, ``heuristic`` elsewhere: its wins."""
     eng = UnoEngine(games, players, UnoRules(), seed=seed, auto_reset=False)
     obs, mask = eng.reset()
     seat = np.arange(games) % players
     others = make_policy("uno", "heuristic", seed=seed + 1)
-    if entrant == "true hands":
-        policy = TrueHandsSearch(seed=seed + 2, **SEARCH)
+    cheat = isinstance(entrant, str) and entrant in CHEATS
+    if cheat:
+        policy = CHEATS[entrant](seed=seed + 2, **SEARCH)
     elif entrant == "shipped":
         policy = make_policy("uno", {"name": "agent", "checkpoint": f"models/uno_{players}p_ppo.pt"}, seed=seed + 2)
     else:
@@ -95,7 +117,7 @@ def play(players: int, entrant: Any, games: int, seed: int) -> dict[str, Any]:
         if theirs.size:
             actions[theirs] = others(obs[theirs], mask[theirs])
         rows = mine.nonzero()[0]
-        if rows.size and entrant == "true hands":
+        if rows.size and cheat:
             actions[rows] = policy.rollout(obs[rows], mask[rows])  # the prior, as SearchPolicy.__call__ takes it
             choice = rows[mask[rows].sum(axis=1) > 1]
             for lo in range(0, choice.size, CHUNK):
@@ -136,6 +158,7 @@ def report(rows: list[dict[str, Any]], games: int, command: str) -> str:
     for players in sorted({r["players"] for r in rows}):
         gap = rate(players, TRUE) - rate(players, SAMPLED)
         learned = rate(players, BELIEF) - rate(players, SAMPLED)
+        sure = rate(players, SURE) - rate(players, SAMPLED)
         fair = rate(players, SAMPLED) - rate(players, "heuristic")
         agent = rate(players, "shipped agent") - 1 / players
         sections.append(
@@ -145,7 +168,8 @@ def report(rows: list[dict[str, Any]], games: int, command: str) -> str:
             f"worlds it wins {100 * fair:+.1f} points against `heuristic` in its seat (its own rollout "
             f"policy); the shipped agent {100 * agent:+.1f} points over a fair share ({1 / players:.3f}). "
             f"Dealing the worlds by the belief model moves the search {100 * learned:+.1f} points "
-            f"({learned / gap:.0%} of the way to the true hands)."
+            f"({learned / gap:.0%} of the way to the true hands); by a sure belief, {100 * sure:+.1f} "
+            f"points ({sure / gap:.0%})."
         )
     body = "\n\n".join(sections)
     return f"""# What seeing the other hands is worth
@@ -162,7 +186,10 @@ exactly how the opponents play (the rollouts are theirs), so the difference betw
 two rows is the value of the hands alone. The *belief model* row is the same search with the
 worlds dealt where a learned belief (`agents/belief.py`, `models/uno_<n>p_belief.pt`, fitted
 to where the cards were in games of `heuristic` play) expects the unseen cards, from the
-player's view only: how much of that value inference from the view recovers. The `bets: prior` row is the sampled-worlds search
+player's view only: how much of that value inference from the view recovers. The *sure
+belief* row (`SureBeliefSearch`, a cheat like the true hands) deals the worlds the same way
+from the true holdings: what a perfect belief model would give, which checks that dealing by
+a belief loses nothing of the hands' value. The `bets: prior` row is the sampled-worlds search
 as it plays by default, keeping the rollout policy's bets. The true-hands search reads the
 engine's state: it is a ceiling to measure against, not a policy any table may seat.
 

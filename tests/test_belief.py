@@ -125,3 +125,37 @@ def test_a_search_with_a_belief_decides_the_same_whatever_the_unseen_cards(tmp_p
     search_a, search_b = (make_policy("uno", spec, seed=3, rules={}) for _ in range(2))
     np.testing.assert_array_equal(search_a.action_values(obs_a, mask_a), search_b.action_values(obs_b, mask_b))
     np.testing.assert_array_equal(search_a(obs_a, mask_a), search_b(obs_b, mask_b))
+
+
+def test_the_public_history_counts_what_each_player_did_this_hand():
+    from agents.belief import PublicHistory
+    from envs.uno import actions
+
+    eng = UnoEngine(256, 3, UnoRules(), seed=4, auto_reset=False)
+    obs, mask = eng.reset()
+    policy = make_policy("uno", "heuristic", seed=0)
+    past = PublicHistory(256, 3)
+    draws = np.zeros((256, 3))
+    for _ in range(12):
+        seat, colour, chosen = eng.current_player.copy(), eng.colour.copy(), policy(obs, mask)
+        past.record(seat, colour, chosen)
+        draws[np.arange(256), seat] += chosen == actions.DRAW
+        last = chosen
+        obs, mask, _, _ = eng.step(chosen)
+    played = past.values[:, :, :5].sum(axis=(1, 2))
+    fresh = eng.draw_top < 60  # no reshuffle yet: every card on the discard pile but the first was played
+    np.testing.assert_array_equal(played[fresh], eng.discard_len[fresh] - 1)
+    np.testing.assert_array_equal(past.values[:, :, 5], draws)
+    np.testing.assert_array_equal(past.values[np.arange(256), seat, 7 + last], 1.0)  # the last action, one-hot
+    assert (past.values[:, :, 7 : 7 + actions.NUM_ACTIONS].sum(axis=2) <= 1).all()
+    seen = past.seen_by(eng).reshape(256, 3, past.size)
+    np.testing.assert_array_equal(seen[:, 0], past.values[np.arange(256), eng.current] / 8.0)  # itself first
+    past.clear(np.arange(10))
+    assert not past.values[:10].any()
+
+
+def test_a_belief_that_reads_the_history_is_a_measurement_only(tmp_path):
+    net, measured = train_belief(2, 20_000, games=256, progress=False, history=True)
+    assert net.extra_inputs > 0 and measured["proportional"] > 0
+    with pytest.raises(ValueError, match="no policy can give it its inputs"):
+        save_belief(tmp_path / "history.pt", net, measured)

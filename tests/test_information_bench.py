@@ -33,3 +33,22 @@ def test_true_hands_worlds_hold_the_real_hands_and_only_reshuffle_the_pile():
 def test_the_bench_plays_every_game_to_its_end():
     row = play(4, "true hands", games=8, seed=0)
     assert row["games"] == 8 and 0.0 <= row["ci_low"] <= row["win_rate"] <= row["ci_high"] <= 1.0
+
+
+def test_a_sure_belief_deals_the_real_hands():
+    from bench.information import SureBeliefSearch
+    from envs.uno.observation import decode
+
+    eng = UnoEngine(16, 4, UnoRules(), seed=5, auto_reset=False)
+    obs, mask = eng.reset()
+    policy = make_policy("uno", "heuristic", seed=0)
+    for _ in range(10):
+        obs, mask, _, _ = eng.step(policy(obs, mask))
+    games = (decode(obs)["revealed_seat"] < 0).nonzero()[0]  # a shown hand is pinned as the worlds read it
+    search = SureBeliefSearch(seed=1, worlds=3, depth=0, bets="search")
+    search.truth = eng.select(games)
+    worlds = search.sample_worlds(obs[games], 3)
+    real = np.repeat(games, 3)
+    for k in range(4):  # relative seat k of the player to act
+        dealt = worlds.hands[np.arange(real.size), (eng.direction[real] * k) % 4]
+        np.testing.assert_array_equal(dealt, eng.hands[real, (eng.current[real] + eng.direction[real] * k) % 4])

@@ -177,10 +177,16 @@ def write_rows(folder: Path, stem: str, rows: list[dict[str, Any]], fields: list
 
 
 def plot_win_rates(
-    rows: list[dict[str, Any]], labels: list[str], path: Path, xlabel: str, marks: list[float], width: float = 8
+    rows: list[dict[str, Any]],
+    labels: list[str],
+    path: Path,
+    xlabel: str,
+    marks: list[float],
+    width: float = 8,
+    value: str = "win_rate",
 ) -> None:
-    """One row per line: its win rate with its 95% interval (``ci_low``, ``ci_high``); dashed
-    vertical lines at ``marks`` (a fair share)."""
+    """One row per line: its win rate (or another ``value``) with its 95% interval (``ci_low``,
+    ``ci_high``); dashed vertical lines at ``marks`` (a fair share)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -188,8 +194,8 @@ def plot_win_rates(
 
     fig, ax = plt.subplots(figsize=(width, 0.45 * len(rows) + 1.2))
     y = list(range(len(rows)))
-    rate = [r["win_rate"] for r in rows]
-    err = [[r["win_rate"] - r["ci_low"] for r in rows], [r["ci_high"] - r["win_rate"] for r in rows]]
+    rate = [r[value] for r in rows]
+    err = [[r[value] - r["ci_low"] for r in rows], [r["ci_high"] - r[value] for r in rows]]
     ax.errorbar(rate, y, xerr=err, fmt="o", capsize=3)
     for mark in marks:
         ax.axvline(mark, color="grey", lw=1, ls="--")
