@@ -4,8 +4,8 @@ A player sees its own hand, the discard pile and every hand size. Where the othe
 lie, in which hand or in the draw pile, it can only infer from how the others played: a
 player who drew cannot follow, a player who named a colour holds it. The observation keeps
 the public history a good player uses (``void_colours``, ``void_draws``, ``chosen_colours``;
-docs/uno.md), but the search's worlds (``envs.uno.worlds``) deal the unseen cards evenly
-among the hands and the pile, honouring only the voids. :class:`BeliefNet` reads the same
+docs/uno.md), but the search's worlds (``envs.uno.worlds``) deal the unseen cards by hand
+sizes alone among the hands and the pile, honouring only the voids. :class:`BeliefNet` reads the same
 observation and gives, for every card type, the share of its unseen copies that each other
 hand and the draw pile hold (``[B, players, 54]``: row 0 the pile, row ``k`` the player ``k``
 seats on in the direction of play). ``sample_worlds(..., beliefs=...)`` deals by it, and the
@@ -115,8 +115,9 @@ def cross_entropy(logp: torch.Tensor, holdings: torch.Tensor) -> torch.Tensor:
 
 
 def proportional(holdings: torch.Tensor) -> torch.Tensor:
-    """The even belief the plain worlds deal by: each holder's share of every type is its share
-    of the unseen cards (log-shares; a holder with no card gets none)."""
+    """The belief by hand sizes alone: each holder's share of every type is its share of the
+    unseen cards (log-shares; a holder with no card gets none). The plain worlds deal so and
+    then honour the voids, which this leaves out."""
     sizes = holdings.sum(dim=2, keepdim=True)
     return torch.log((sizes / sizes.sum(dim=1, keepdim=True)).clamp(min=1e-30)).expand_as(holdings)
 
@@ -202,10 +203,10 @@ def train_belief(
 ) -> tuple[BeliefNet, dict[str, float]]:
     """Fit a belief on ``decisions`` decisions of ``games`` games played by ``policy`` on every
     seat (one gradient step per engine step, on every game's player to act; the learning rate
-    falls linearly to 0); then measure it and the even belief on fresh games
+    falls linearly to 0); then measure it and the belief by hand sizes alone on fresh games
     (:func:`measure_belief`). ``history``: the belief also reads :class:`PublicHistory` (a
     measurement; no policy can). Returns the net and the held-out nats per unseen card
-    (``cross_entropy``, and ``proportional`` for the even belief)."""
+    (``cross_entropy``, and ``proportional`` for the belief by hand sizes alone)."""
     torch.manual_seed(seed)
     extra = PublicHistory(1, num_players).size * num_players if history else 0
     net = BeliefNet(num_players, hidden, extra)
@@ -230,9 +231,9 @@ def train_belief(
 def measure_belief(
     net: BeliefNet, num_players: int, policy: Any, games: int, seed: int, steps: int = 200, history: bool = False
 ) -> dict[str, Any]:
-    """Nats per unseen card of ``net`` and of the even belief over ``steps`` decisions of
+    """Nats per unseen card of ``net`` and of the belief by hand sizes alone over ``steps`` decisions of
     ``games`` fresh games (every game's player to act): ``cross_entropy``, ``proportional``,
-    and ``per_game float64 [games, 3]`` (each game's nats by the net, by the even belief, and
+    and ``per_game float64 [games, 3]`` (each game's nats by the net, by hand sizes alone, and
     its unseen cards, summed over its decisions: the games are independent, which is what
     intervals need)."""
     per_game = np.zeros((games, 3))
@@ -262,6 +263,7 @@ def save_belief(path: str | Path, net: BeliefNet, info: dict[str, Any]) -> Path:
             "obs_dim": OBS_SIZE,
             "obs_names": list(OBS_NAMES),
             "num_actions": 0,
+            "rules": {},  # fitted under the default rules (train_belief plays UnoRules())
             "hidden": list(net.hidden),
             "model": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
             **info,
@@ -304,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     save_belief(out, net, info)
     print(
         f"held-out games: {measured['cross_entropy']:.4f} nats per unseen card "
-        f"(even deal: {measured['proportional']:.4f}); {(time.perf_counter() - start) / 60:.1f} min"
+        f"(by hand sizes alone: {measured['proportional']:.4f}); {(time.perf_counter() - start) / 60:.1f} min"
     )
     return 0
 

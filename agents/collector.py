@@ -106,11 +106,12 @@ class Collector:
             return self.critic(o, torch.as_tensor(hidden, device=self.device)).cpu().numpy()
 
     def hidden_hands(self, seats: np.ndarray | int | None = None) -> np.ndarray:
-        """What the oracle critic or guide sees beyond the view, and the belief task's targets
-        (``[B, 0]`` without any of them)."""
+        """What the oracle critic or guide sees beyond the view (the other hands in seat order),
+        or the belief task's targets (in the order of play, as the observation's relative
+        seats); ``[B, 0]`` without any of them."""
         if self.critic is None and self.guide is None and not self.cfg.belief_coef:
             return np.zeros((self.cfg.num_games, 0), np.float32)
-        return self.engine.hidden_hands(seats)
+        return self.engine.hidden_hands(seats, in_play_order=self.cfg.belief_coef > 0)
 
     def values_of_every_seat(self) -> np.ndarray:
         """``[B, P]``: each seat's value of the current state, from its own view."""

@@ -208,6 +208,8 @@ def _check_fine_counts(data: dict[str, Any], path: str | Path) -> None:
 def network_from(data: dict[str, Any], path: str | Path = "checkpoint") -> ActorCritic:
     """The network a checkpoint describes, with its weights, fitted to its game's layout now
     (:func:`fit_to_layout`; a mismatch is a ``ValueError``)."""
+    if data.get("kind") is not None:
+        raise ValueError(f"{path} is a {data['kind']} model (agents/belief.py), not an agent's network")
     _check_fine_counts(data, path)
     data = fit_to_layout(data, path)
     model = data["model"]

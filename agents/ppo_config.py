@@ -171,6 +171,11 @@ class PPOConfig:
             raise ValueError("critic: oracle collects with the local backend only (the Ray actors have no critic)")
         if self.oracle_guide and self.backend != "local":
             raise ValueError("oracle_guide collects with the local backend only (the Ray actors have no guide)")
+        if self.belief_coef and (self.critic == "oracle" or self.oracle_guide):
+            raise ValueError(
+                "belief_coef cannot be combined with critic: oracle or oracle_guide (the actor would see "
+                "the hands it is asked to predict, or see them in another order)"
+            )
         if self.belief_coef and self.backend != "local":
             raise ValueError("belief_coef collects with the local backend only (the Ray actors record no hands)")
         for name, (low, high) in INTEGER_RANGES.items():

@@ -1,13 +1,13 @@
 """How much do the other hands show? Where the unseen cards are, by three beliefs, on the same games.
 
-The search deals the unseen cards evenly (``envs.uno.worlds``); the belief model
+The search deals the unseen cards by hand sizes, honouring the voids (``envs.uno.worlds``); the belief model
 (``agents/belief.py``, the one ``belief: shipped`` uses) reads the player's observation; a
 third belief also reads the whole public history of the hand that the observation leaves out
 (:class:`agents.belief.PublicHistory`: every player's plays by colour, draws, colour switches
 and last two actions), which no policy here can keep (policies are stateless). Each is
 measured by its cross-entropy with where the cards really were (nats per unseen card; 0 would
 be knowing every hand) at every decision of fresh games in which every seat plays
-``heuristic``. What the observation's belief gains over the even deal is what inference from
+``heuristic``. What the observation's belief gains over hand sizes alone is what inference from
 the view can give a player; what the history's adds on top is what a recurrent or history
 encoder could still find.
 
@@ -49,7 +49,7 @@ def ratio(per_game: np.ndarray, column: int) -> tuple[float, float]:
 
 
 def study(players: int, decisions: int, seed: int) -> list[dict[str, Any]]:
-    """The even deal and both beliefs at one table size, measured on the same held-out games."""
+    """Hand sizes alone and both beliefs at one table size, measured on the same held-out games."""
     per_game, minutes = {}, {}
     for label, history in BELIEFS:
         print(f"{players} players, {label}:", flush=True)
@@ -59,14 +59,21 @@ def study(players: int, decisions: int, seed: int) -> list[dict[str, Any]]:
         minutes[label] = (time.perf_counter() - start) / 60
     first = per_game[BELIEFS[0][0]]
     cards_per_decision = first[:, 2].sum() / (GAMES * STEPS)
-    even, even_se = ratio(first, 1)
-    rows = [{"players": players, "label": "an even deal (the plain worlds)", "nats": even, "gain": 0.0}]
+    even, _ = ratio(first, 1)
+    rows = [
+        {
+            "players": players,
+            "label": "hand sizes alone (the plain worlds, less their voids)",
+            "nats": even,
+            "gain": 0.0,
+        }
+    ]
     rows[0].update(ci_low=0.0, ci_high=0.0, minutes=0.0)
     for label, _ in BELIEFS:
         pg = per_game[label]
         nats, _ = ratio(pg, 0)
         gain_per_game = pg.copy()
-        gain_per_game[:, 0] = pg[:, 1] - pg[:, 0]  # nats saved against the even deal, game by game
+        gain_per_game[:, 0] = pg[:, 1] - pg[:, 0]  # nats saved against hand sizes alone, game by game
         gain, se = ratio(gain_per_game, 0)
         rows.append(
             {
@@ -99,7 +106,7 @@ def report(rows: list[dict[str, Any]], command: str) -> str:
     for players in sorted({r["players"] for r in rows}):
         mine = [r for r in rows if r["players"] == players]
         lines = [
-            "| belief from | nats per unseen card | saved against the even deal, per card [95% CI] "
+            "| belief from | nats per unseen card | saved against hand sizes alone, per card [95% CI] "
             "| per decision | minutes |",
             "|---|---:|---|---:|---:|",
         ]
@@ -111,9 +118,13 @@ def report(rows: list[dict[str, Any]], command: str) -> str:
         r = mine[-1]
         low, high = r["history_adds_ci"]
         share = r["history_adds"] / mine[1]["gain"] if mine[1]["gain"] > 0 else float("nan")
+        even = mine[0]["nats"]
         sections.append(
             f"## {players} players\n\n{chr(10).join(lines)}\n\n"
-            f"{r['cards_per_decision']:.0f} unseen cards per decision on average. The whole public history "
+            f"{r['cards_per_decision']:.0f} unseen cards per decision on average: hand sizes alone leave "
+            f"{even * r['cards_per_decision']:.0f} nats of doubt per decision, of which the observation's belief "
+            f"removes {mine[1]['gain'] / even:.1%} and the one with the whole history {r['gain'] / even:.1%}. "
+            f"The whole public history "
             f"saves {r['history_adds']:.4f} [{low:.4f}, {high:.4f}] nats per unseen card more than the "
             f"observation alone: {share:.0%} of what the observation's belief saves."
         )
@@ -125,8 +136,9 @@ or in the draw pile), scored by their cross-entropy with where the cards really 
 per unseen card (0: knowing every hand), at every decision of the same {GAMES:,} fresh games
 ({STEPS} decisions each, every seat `heuristic`):
 
-* an even deal: each holder gets its share of the unseen cards of every type (the worlds of the
-  search as it comes, `envs/uno/worlds.py`, which also honour the voids);
+* hand sizes alone: each holder gets its share of the unseen cards of every type (how the
+  search's plain worlds, `envs/uno/worlds.py`, deal before they honour the voids; the voids
+  are part of what the two beliefs below learn, so their savings include them);
 * the belief model (`agents/belief.py`; `belief: shipped` in the search): an MLP from the
   player's observation, {decisions:,} decisions of `heuristic` play;
 * the same with the whole public history of the hand as well (`PublicHistory` there: every
@@ -135,7 +147,7 @@ per unseen card (0: knowing every hand), at every decision of the same {GAMES:,}
 
 Intervals are over games (each game's nats summed over its decisions; the games are independent).
 
-{chr(10).join(sections)}
+{(chr(10) * 2).join(sections)}
 
 What it says: the observation's saving is what inference from the view can give a player
 about the other hands; the history's extra saving is what a recurrent or history encoder could
@@ -167,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         shown,
         [f"{r['players']} players: {r['label']}" for r in shown],
         args.data / "belief.png",
-        "nats per unseen card saved against an even deal (95% CI)",
+        "nats per unseen card saved against hand sizes alone (95% CI)",
         [],
         width=7,
         value="gain",

@@ -388,9 +388,11 @@ class BatchedEngine:
         return obj
 
     # ------------------------------------------------------------------ public API
-    def hidden_hands(self, seats: np.ndarray | int | None = None) -> np.ndarray:
-        """``float32 [B, (P-1) * card types]``: the hands of every other seat, in turn order
-        after the viewer (``seats``, default the player to act), one count per card type.
+    def hidden_hands(self, seats: np.ndarray | int | None = None, in_play_order: bool = False) -> np.ndarray:
+        """``float32 [B, (P-1) * card types]``: the hands of every other seat, in seat order
+        after the viewer (``seats``, default the player to act), one count per card type;
+        ``in_play_order``: the seat ``k`` on in the direction of play first (as the
+        observation's relative seats; the same order in a game without a ``direction``).
 
         What a player may **not** know: for an asymmetric critic during training only
         (``critic: oracle``, :mod:`agents.oracle_critic`), never for a policy.
@@ -399,7 +401,8 @@ class BatchedEngine:
         viewer = np.broadcast_to(
             self.current if seats is None else np.asarray(seats, dtype=np.int64), (self.num_games,)
         )
-        others = (viewer[:, None] + np.arange(1, self.num_players)) % self.num_players  # [B, P-1]
+        step = np.asarray(getattr(self, "direction", 1))[..., None] if in_play_order else 1
+        others = (viewer[:, None] + step * np.arange(1, self.num_players)) % self.num_players  # [B, P-1]
         return self.hands[self._ar[:, None], others].reshape(self.num_games, -1).astype(np.float32)
 
     @property

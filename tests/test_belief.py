@@ -55,6 +55,30 @@ def test_worlds_dealt_by_a_sure_belief_are_the_true_game(players):
         np.testing.assert_array_equal(dealt, np.repeat(true, W, axis=0))
 
 
+def test_a_sure_belief_deals_a_hand_shown_by_a_challenge_as_it_is():
+    from envs.uno.worlds import pinned_reveal
+
+    rules = UnoRules()
+    eng = played_games(3, rules, steps=40, seed=11, games=1024)
+    obs, _ = eng.observe()
+    view = decode(obs)
+    slot = view["revealed_seat"]
+    unseen = DECK_COUNTS - view["hand"] - view["discard_counts"]
+    d, me = eng.direction, eng.current
+    shown = np.maximum(slot, 0)
+    true = eng.hands[np.arange(1024), (me + d * shown) % 3]
+    pinned = pinned_reveal(view, unseen, true.sum(axis=1))
+    # games with a shown hand whose pinned cards the player still holds (else the worlds' guess is wrong anyway)
+    live = ((eng.phase < eng.over_phase) & (slot >= 0) & (pinned <= true).all(axis=1)).nonzero()[0]
+    assert live.size >= 5
+    held = true_holdings(eng)[live].astype(np.float64)
+    shares = held / np.maximum(held.sum(axis=1, keepdims=True), 1)
+    worlds, _ = sample_worlds(obs[live], rules, 2, np.random.default_rng(0), beliefs=shares)
+    for k in range(1, 3):
+        dealt = worlds.hands[np.arange(live.size * 2), np.repeat((d[live] * k) % 3, 2)]
+        np.testing.assert_array_equal(dealt, np.repeat(eng.hands[live, (me[live] + d[live] * k) % 3], 2, axis=0))
+
+
 def test_worlds_dealt_by_a_belief_hold_exactly_the_unseen_cards_and_follow_it():
     eng = played_games(3, UnoRules(), steps=15, seed=9)
     live = (eng.phase < eng.over_phase).nonzero()[0]
@@ -78,6 +102,8 @@ def test_worlds_dealt_by_a_belief_hold_exactly_the_unseen_cards_and_follow_it():
     assert worlds.hands[ar, d % 3][:, red].sum() > 1.5 * plain.hands[ar, d % 3][:, red].sum()
     with pytest.raises(ValueError, match=r"beliefs must be shaped \[\d+, 3, 54\]"):
         sample_worlds(obs, UnoRules(), W, np.random.default_rng(1), beliefs=shares[:, :2])
+    with pytest.raises(ValueError, match="beliefs must be finite shares >= 0"):
+        sample_worlds(obs, UnoRules(), W, np.random.default_rng(1), beliefs=np.where(shares > 0.5, np.inf, shares))
 
 
 def test_the_belief_learns_where_the_cards_are(tmp_path):
@@ -103,6 +129,8 @@ def test_bad_belief_files_are_refused(tmp_path):
     path = save_belief(tmp_path / "b3.pt", BeliefNet(3, [8]), {})
     with pytest.raises(ValueError, match="a belief for 3 players, not 4"):
         load_belief(path, 4)
+    with pytest.raises(ValueError, match="is a belief model .*, not an agent's network"):
+        make_policy("uno", {"name": "agent", "checkpoint": str(path)}, seed=0)
     with pytest.raises(ValueError, match="belief must be"):
         make_policy("uno", {"name": "search", "belief": 3}, seed=0)
     with pytest.raises(ValueError, match="is not a belief model"):

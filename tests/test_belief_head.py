@@ -3,6 +3,7 @@ hands in training; the exported agent is the plain network."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -34,6 +35,20 @@ def test_the_trunk_learns_to_predict_the_other_hands(tmp_path):
     assert not any("belief" in k or "hands" in k for k in load_checkpoint(path, "uno")["model"])
 
 
+def test_the_targets_are_the_other_hands_in_the_order_of_play():
+    from agents.belief import true_holdings
+
+    trainer = PPOTrainer(tiny(players=4, belief_coef=1.0))
+    eng = trainer.collector.engine
+    for _ in range(30):  # some games reversed by now
+        trainer.collector.collect()
+        if (eng.direction < 0).any() and (eng.direction > 0).any():
+            break
+    assert (eng.direction < 0).any()
+    targets = trainer.collector.hidden_hands().reshape(-1, 3, NUM_CARD_TYPES)
+    np.testing.assert_array_equal(targets, true_holdings(eng)[:, 1:])  # slot k: k seats on in the direction of play
+
+
 def test_a_run_without_the_task_records_no_hands():
     trainer = PPOTrainer(tiny(players=3))
     assert trainer.belief is None and trainer.collect().hidden.shape[-1] == 0
@@ -44,3 +59,6 @@ def test_bad_belief_settings_are_refused():
         tiny(belief_coef=-1.0)
     with pytest.raises(ValueError, match=r"belief_coef collects with the local backend only"):
         tiny(belief_coef=1.0, backend="ray")
+    for other in ({"critic": "oracle"}, {"oracle_guide": 0.5}):
+        with pytest.raises(ValueError, match=r"belief_coef cannot be combined with critic: oracle or oracle_guide"):
+            tiny(belief_coef=1.0, **other)

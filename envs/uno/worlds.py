@@ -130,9 +130,9 @@ def _belief_owners(
 ) -> np.ndarray:
     """``float [N, 108]``: ``2 * seat`` of the seat each unseen card goes to (``2 * n``: the pile).
 
-    ``beliefs float [B, n, 54]``: for each card type, the share of its unseen copies in the
-    draw pile (row 0) and in the hand of relative slot ``k`` (row ``k``). :func:`_deal_expected`
-    deals the seats in order."""
+    ``beliefs float [B, n, 54]``: for each card type, the copies of it still to deal expected
+    in the draw pile (row 0) and in the hand of relative slot ``k`` (row ``k``); only the
+    ratios between holders matter. :func:`_deal_expected` deals the seats in order."""
     B = beliefs.shape[0]
     n = beliefs.shape[1]
     by_seat = np.zeros((B, n + 1, NUM_CARD_TYPES))  # seats 0..n-1, then the pile
@@ -149,9 +149,10 @@ def _deal_expected(cards, shares, to_deal, uniforms, owner) -> None:
     """Deal each world's unseen ``cards`` (-1: no card) to seats 1..n-1 in order, the rest to
     the pile (``owner`` n): seat ``s`` expects ``avail[t] * share_s / (share_s + later)`` copies
     of type ``t`` (``later``: the shares of the seats after it and the pile), and draws its
-    ``to_deal`` cards one at a time, each type weighted by what it still expects of it (a
-    uniform draw among the cards left when it expects nothing more). A belief sure of every
-    hand deals exactly those hands."""
+    ``to_deal`` cards one at a time, each type weighted by what it still expects of it; when
+    it expects nothing more, by its share of each type left (``avail[t] * share_s / (share_s
+    + later)`` again), and only when the belief gives it none of the cards left, uniformly
+    among them. A belief sure of every hand deals exactly those hands."""
     N, n = to_deal.shape
     T = shares.shape[2]
     for g in range(N):
@@ -162,14 +163,15 @@ def _deal_expected(cards, shares, to_deal, uniforms, owner) -> None:
         need = np.zeros((n, T), np.int64)
         u = 0
         for s in range(1, n):
-            expect = np.zeros(T)
+            share = np.zeros(T)  # of the copies not yet dealt, the share this seat should get
             for t in range(T):
                 later = 0.0
                 for h in range(s + 1, n + 1):
                     later += shares[g, h, t]
                 total = shares[g, s, t] + later
                 if total > 0.0:
-                    expect[t] = avail[t] * shares[g, s, t] / total
+                    share[t] = shares[g, s, t] / total
+            expect = avail * share
             for _ in range(to_deal[g, s]):
                 weight = np.zeros(T)
                 mass = 0.0
@@ -177,7 +179,12 @@ def _deal_expected(cards, shares, to_deal, uniforms, owner) -> None:
                     if avail[t] > 0.0:
                         weight[t] = max(expect[t] - need[s, t], 0.0)
                         mass += weight[t]
-                if mass <= 1e-9:
+                if mass <= 1e-9:  # nothing more expected: the seat's share of what is left
+                    for t in range(T):
+                        weight[t] = avail[t] * share[t]
+                        mass += weight[t]
+                if mass <= 1e-9:  # the belief gives it none of what is left
+                    mass = 0.0
                     for t in range(T):
                         weight[t] = avail[t]
                         mass += weight[t]
@@ -237,6 +244,8 @@ def sample_worlds(
             f"beliefs must be shaped [{B}, {n}, {NUM_CARD_TYPES}] (observations, players, card types), "
             f"got {list(np.shape(beliefs))}"
         )
+    if beliefs is not None and not (np.isfinite(beliefs).all() and (np.asarray(beliefs) >= 0).all()):
+        raise ValueError("beliefs must be finite shares >= 0")
     N = B * worlds
     direction = view["direction"]
     slots = np.arange(n)
@@ -254,6 +263,10 @@ def sample_worlds(
     rows = has_reveal.nonzero()[0]
     pinned = pinned_reveal(view, unseen, sizes[np.arange(B), np.maximum(revealed_seat, 0)])
     known[rows, revealed_seat[rows]] = pinned[rows]
+    if beliefs is not None:  # expected copies per holder; a revealed hand's pinned cards are placed, not dealt
+        expected = np.asarray(beliefs, np.float64) * unseen[:, None, :]
+        expected[rows, revealed_slot[rows]] -= pinned[rows]
+        expected = np.maximum(expected, 0.0)
     unseen = unseen - np.where(has_reveal[:, None], pinned, 0)
     to_deal = sizes - known.sum(axis=2)
     to_deal[:, 0] = 0
@@ -273,7 +286,7 @@ def sample_worlds(
     cards_w = np.repeat(card_list, worlds, axis=0)  # [N, 108]
     keys = rng.random(cards_w.shape)
     if beliefs is not None:  # cards grouped by the seat a belief deals them to, in seat order
-        keys += _belief_owners(cards_w, beliefs, seat_of_slot, to_deal, worlds, rng)
+        keys += _belief_owners(cards_w, expected, seat_of_slot, to_deal, worlds, rng)
     keys[cards_w < 0] = 2.0 * n + 2.0
     cards_w = np.take_along_axis(cards_w, np.argsort(keys, axis=1), axis=1)
 
