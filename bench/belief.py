@@ -152,7 +152,8 @@ Intervals are over games (each game's nats summed over its decisions; the games 
 What it says: the observation's saving is what inference from the view can give a player
 about the other hands; the history's extra saving is what a recurrent or history encoder could
 still find there. docs/information.md measures what the hands themselves are worth to a search,
-and how much of it the belief model recovers.
+and how much of it the belief model recovers. The plot gives each belief's saving as a share
+of the doubt hand sizes alone leave.
 
 ![savings](belief/belief.png)
 """
@@ -174,14 +175,17 @@ def main(argv: list[str] | None = None) -> int:
     command = "python bench/belief.py" + extra
     fields = ["players", "label", "nats", "gain", "ci_low", "ci_high", "gain_per_decision", "minutes"]
     write_rows(args.data, "belief", rows, fields)
-    shown = [r for r in rows if r["gain"] != 0]
+    even = {r["players"]: r["nats"] for r in rows if r["gain"] == 0}
+    shown = [  # the share of the doubt that hand sizes alone leave, in percent
+        {k: 100 * r[k] / even[r["players"]] for k in ("gain", "ci_low", "ci_high")} for r in rows if r["gain"] != 0
+    ]
     plot_win_rates(
         shown,
-        [f"{r['players']} players: {r['label']}" for r in shown],
+        [f"{r['players']} players: {r['label']}" for r in rows if r["gain"] != 0],
         args.data / "belief.png",
-        "nats per unseen card saved against hand sizes alone (95% CI)",
+        "% of the doubt about the hands removed (95% CI)",
         [],
-        width=7,
+        width=8,
         value="gain",
     )
     write_atomic(args.report, report(rows, command))
