@@ -139,7 +139,7 @@ class PublicHistory:
 
         self.num_players, self.num_actions = num_players, actions.NUM_ACTIONS
         card = actions.ACTION_CARD
-        self.colour = np.where(card >= 0, np.append(TYPE_COLOUR, [4, 4])[np.maximum(card, 0)], -1)
+        self.colour = np.where(card >= 0, np.asarray(TYPE_COLOUR)[np.maximum(card, 0)], -1)  # of a card played
         self.colour[(card >= 0) & (self.colour < 0)] = 4  # a wild
         self.draw = actions.DRAW
         self.size = 5 + 2 + 2 * self.num_actions
