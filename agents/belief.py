@@ -96,10 +96,8 @@ def true_holdings(eng: Any) -> np.ndarray:
     the draw pile (row 0) and the hand ``k`` seats on in the direction of play (row ``k``).
     What no player may know: the belief's training target only."""
     n, B = eng.num_players, eng.num_games
-    ar = np.arange(B)
     out = np.zeros((B, n, NUM_CARD_TYPES), np.float32)
-    for k in range(1, n):
-        out[:, k] = eng.hands[ar, (eng.current_player + eng.direction * k) % n]
+    out[:, 1:] = eng.hidden_hands(in_play_order=True).reshape(B, n - 1, NUM_CARD_TYPES)
     pile = eng.draw_pile
     inside = (np.arange(pile.shape[1])[None, :] >= eng.draw_top[:, None]) & (
         np.arange(pile.shape[1])[None, :] < eng.draw_end[:, None]

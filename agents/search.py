@@ -261,7 +261,7 @@ class UnoSearchPolicy(SearchPolicy):
     hand (a match's later hands are not searched); by default 8 rollout moves, then the
     shipped agent's critic.
 
-    ``belief``: ``""`` (default) deals the unseen cards evenly among the hands and the pile;
+    ``belief``: ``""`` (default) deals the unseen cards by hand sizes, honouring the voids;
     a belief model's checkpoint (:mod:`agents.belief`), or ``shipped`` (that of the table
     size, ``models/uno_<n>p_belief.pt``), deals them where it expects them.
     """

@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from agents.belief import measure_belief, train_belief  # noqa: E402
-from tournament.report import plot_win_rates, write_atomic, write_rows  # noqa: E402
+from tournament.report import plot_win_rates, publish_study  # noqa: E402
 
 #: (label, reads the public history)
 BELIEFS = [("the observation (the belief model)", False), ("the observation and the whole public history", True)]
@@ -174,7 +174,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     command = "python bench/belief.py" + extra
     fields = ["players", "label", "nats", "gain", "ci_low", "ci_high", "gain_per_decision", "minutes"]
-    write_rows(args.data, "belief", rows, fields)
     even = {r["players"]: r["nats"] for r in rows if r["gain"] == 0}
     shown = [  # the share of the doubt that hand sizes alone leave, in percent
         {k: 100 * r[k] / even[r["players"]] for k in ("gain", "ci_low", "ci_high")} for r in rows if r["gain"] != 0
@@ -188,8 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         width=8,
         value="gain",
     )
-    write_atomic(args.report, report(rows, command))
-    print(f"wrote {args.report}, {args.data}/belief.json, belief.csv, belief.png")
+    publish_study(args.report, report(rows, command), args.data, "belief", rows, fields)
     return 0
 
 

@@ -39,7 +39,7 @@ from agents.registry import make_policy, spec_label  # noqa: E402
 from agents.search import UnoSearchPolicy  # noqa: E402
 from envs.uno import UnoEngine, UnoRules  # noqa: E402
 from envs.uno.worlds import sample_worlds  # noqa: E402
-from tournament.report import plot_win_rates, write_atomic, write_rows  # noqa: E402
+from tournament.report import plot_win_rates, publish_study  # noqa: E402
 from tournament.stats import wilson  # noqa: E402
 
 #: The search compared: to the end of the hand, heuristic rollouts, every decision searched
@@ -251,10 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     command = "python bench/information.py" + extra
     fields = ["players", "label", "entrant", "games", "win_rate", "ci_low", "ci_high", "minutes"]
-    write_rows(args.data, "information", rows, fields)
     plot(rows, args.data / "information.png")
-    write_atomic(args.report, report(rows, args.games, command))
-    print(f"wrote {args.report}, {args.data}/information.json, information.csv, information.png")
+    publish_study(args.report, report(rows, args.games, command), args.data, "information", rows, fields)
     return 0
 
 

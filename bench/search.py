@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 
 from agents.registry import make_policy, spec_label  # noqa: E402
 from tournament.config import TournamentConfig  # noqa: E402
-from tournament.report import plot_win_rates, write_atomic, write_rows  # noqa: E402
+from tournament.report import plot_win_rates, publish_study  # noqa: E402
 from tournament.runner import run_tournament  # noqa: E402
 from tournament.schedule import build_schedule  # noqa: E402
 from tournament.stats import summarise  # noqa: E402
@@ -187,10 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
     command = "python bench/search.py" + (f" --games {args.games}" if args.games != 3000 else "")
     fields = ["game", "varies", "label", "games", "win_rate", "ci_low", "ci_high", "speed_1", "speed_1024", "minutes"]
-    write_rows(args.data, "strength", rows, fields)
     plot(rows, args.data / "strength.png")
-    write_atomic(args.report, report(rows, args.games, command))
-    print(f"wrote {args.report}, {args.data}/strength.json, strength.csv, strength.png")
+    publish_study(args.report, report(rows, args.games, command), args.data, "strength", rows, fields)
     return 0
 
 

@@ -9,12 +9,18 @@ from bench.information import TrueHandsSearch, play
 from envs.uno import UnoEngine, UnoRules
 
 
-def test_true_hands_worlds_hold_the_real_hands_and_only_reshuffle_the_pile():
-    eng = UnoEngine(8, 4, UnoRules(), seed=3, auto_reset=False)
+def heuristic_games(games: int, seed: int, steps: int) -> tuple[UnoEngine, np.ndarray]:
+    """4-player games ``steps`` decisions of ``heuristic`` play in, and their observations."""
+    eng = UnoEngine(games, 4, UnoRules(), seed=seed, auto_reset=False)
     obs, mask = eng.reset()
     policy = make_policy("uno", "heuristic", seed=0)
-    for _ in range(12):
+    for _ in range(steps):
         obs, mask, _, _ = eng.step(policy(obs, mask))
+    return eng, obs
+
+
+def test_true_hands_worlds_hold_the_real_hands_and_only_reshuffle_the_pile():
+    eng, obs = heuristic_games(8, seed=3, steps=12)
     search = TrueHandsSearch(seed=1, worlds=5, depth=0, bets="search")
     search.truth = eng.select(np.arange(8))
     worlds = search.sample_worlds(obs, 5)
@@ -39,11 +45,7 @@ def test_a_sure_belief_deals_the_real_hands():
     from bench.information import SureBeliefSearch
     from envs.uno.observation import decode
 
-    eng = UnoEngine(16, 4, UnoRules(), seed=5, auto_reset=False)
-    obs, mask = eng.reset()
-    policy = make_policy("uno", "heuristic", seed=0)
-    for _ in range(10):
-        obs, mask, _, _ = eng.step(policy(obs, mask))
+    eng, obs = heuristic_games(16, seed=5, steps=10)
     games = (decode(obs)["revealed_seat"] < 0).nonzero()[0]  # a shown hand is pinned as the worlds read it
     search = SureBeliefSearch(seed=1, worlds=3, depth=0, bets="search")
     search.truth = eng.select(games)

@@ -176,6 +176,16 @@ def write_rows(folder: Path, stem: str, rows: list[dict[str, Any]], fields: list
     return paths
 
 
+def publish_study(
+    report: Path, text: str, folder: Path, stem: str, rows: list[dict[str, Any]], fields: list[str]
+) -> None:
+    """A bench's report (``text``) and its rows (:func:`write_rows`), written atomically, and
+    a line naming them (its plot, ``<folder>/<stem>.png``, is the bench's own)."""
+    write_rows(folder, stem, rows, fields)
+    write_atomic(report, text)
+    print(f"wrote {report}, {folder}/{stem}.json, {stem}.csv, {stem}.png")
+
+
 def plot_win_rates(
     rows: list[dict[str, Any]],
     labels: list[str],
