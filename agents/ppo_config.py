@@ -234,7 +234,7 @@ class PPOConfig:
         if self.target is not None:
             self._check_target()
         for spec in [*self.opponents, *self.eval_opponents, self.imitation_teacher]:
-            check_spec(self.game, spec, rules=self.rules)
+            check_spec(self.game, spec, rules=self.rules, players=self.players)
         resolve_device(self.device)
 
     def _check_target(self) -> None:

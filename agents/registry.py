@@ -150,8 +150,12 @@ def _with_rules(cls: type, params: dict[str, Any], rules: Mapping[str, Any] | No
     return params
 
 
-def check_spec(game: str, spec: str | Mapping[str, Any], rules: Mapping[str, Any] | None = None) -> None:
-    """Raise ``ValueError`` for an unknown policy or parameter (what :func:`make_policy` would refuse)."""
+def check_spec(
+    game: str, spec: str | Mapping[str, Any], rules: Mapping[str, Any] | None = None, players: int | None = None
+) -> None:
+    """Raise ``ValueError`` for an unknown policy or parameter (what :func:`make_policy` would refuse),
+    and, given the table size, for a file the policy would read there that is missing (a policy may
+    load one only at its first decision, when it learns the table size: a search's shipped belief)."""
     name, params = split_spec(spec)
     params.pop("label", None)
     cls = policy_class(game, name)
@@ -167,6 +171,13 @@ def check_spec(game: str, spec: str | Mapping[str, Any], rules: Mapping[str, Any
         cls(seed=0, **params)  # cheap: refuses bad parameter values (or checkpoints) now, not mid-tournament
     except (TypeError, ValueError) as err:
         raise ValueError(f"{game} policy {name!r}: {err}") from None
+    if players is not None:
+        missing = [path for path in files_read(game, spec, players) if not Path(path).is_file()]
+        if missing:
+            raise ValueError(
+                f"{game} policy {name!r} at a table of {players} players reads {', '.join(missing)}, "
+                "which does not exist (train or name a file for this table size)"
+            )
 
 
 def make_policy(

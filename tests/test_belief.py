@@ -137,6 +137,16 @@ def test_bad_belief_files_are_refused(tmp_path):
         make_policy("uno", {"name": "search", "belief": str(agent)}, seed=0)
 
 
+def test_a_shipped_belief_missing_at_the_table_size_is_refused_before_any_game():
+    from tournament.config import TournamentConfig
+
+    spec = {"name": "search", "belief": "shipped", "label": "s"}
+    table = {"game": "uno", "rules": {}, "policies": [spec, "heuristic"], "output": "/tmp/unused"}
+    TournamentConfig(players=4, lineups=[["s", "heuristic", "heuristic", "heuristic"]], **table).check()
+    with pytest.raises(ValueError, match=r"at a table of 3 players reads .*uno_3p_belief\.pt, which does not exist"):
+        TournamentConfig(players=3, lineups=[["s", "heuristic", "heuristic"]], **table).check()
+
+
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_search_with_a_belief_decides_the_same_whatever_the_unseen_cards(tmp_path, players):
     path = str(save_belief(tmp_path / "belief.pt", BeliefNet(players, [16]), {}))

@@ -138,10 +138,10 @@ class TournamentConfig:
             if not isinstance(team, Sequence) or isinstance(team, str) or len(team) != 2:
                 raise ValueError(f"'team' lists the two partners' policy specs, got {team!r}")
             for member in team:
-                check_spec(self.game, member, self.rules)
+                check_spec(self.game, member, self.rules, self.players)
             label = spec.get("label") or "+".join(spec_label(m) for m in team)
             return Entrant(str(label), tuple(team))
-        check_spec(self.game, spec, self.rules)
+        check_spec(self.game, spec, self.rules, self.players)
         split_spec(spec)
         specs = (spec, spec) if game_info(self.game).teams else (spec,)
         return Entrant(spec_label(spec), specs)
