@@ -91,7 +91,12 @@ def files_read(game: str, spec: str | Mapping[str, Any], players: int) -> list[s
     name, params = split_spec(spec)
     cls = policy_class(game, name)
     reader = getattr(cls, "files_read", None)
-    return [str(p) for p in reader(params, game, players)] if reader else []
+    if reader is None:
+        return []
+    try:
+        return [str(p) for p in reader(params, game, players)]
+    except TypeError as err:  # an outside class's files_read of another shape
+        raise ValueError(f"{game} policy {name!r}: files_read(params, game, players) failed: {err}") from None
 
 
 def split_spec(spec: str | Mapping[str, Any]) -> tuple[str, dict[str, Any]]:

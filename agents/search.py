@@ -49,6 +49,20 @@ SHIPPED = "shipped"
 BETS = ("prior", "search")
 
 
+def value_file(value: str, game: str, players: int) -> str:
+    """The checkpoint a ``value`` option names at this table size (``shipped``: the shipped agent's)."""
+    from agents.learned import shipped_agent
+
+    return str(shipped_agent(game, players)) if value == SHIPPED else value
+
+
+def belief_file(belief: str, players: int) -> str:
+    """The belief model a ``belief`` option names at this table size (``shipped``: the shipped one)."""
+    from agents.belief import shipped_belief
+
+    return str(shipped_belief(players)) if belief == SHIPPED else belief
+
+
 class SearchPolicy(SeededPolicy):
     """Flat Monte Carlo search with the engine (``{name: search, worlds: 16, depth: 8, value: shipped}``).
 
@@ -76,10 +90,8 @@ class SearchPolicy(SeededPolicy):
     @classmethod
     def files_read(cls, params: dict[str, Any], game: str, players: int) -> list[str]:
         """The value network's checkpoint (``shipped``: the shipped agent of the table size)."""
-        from agents.learned import shipped_agent
-
         value = params.get("value", cls.default_value)
-        return [str(shipped_agent(game, players)) if value == SHIPPED else value] if value else []
+        return [str(value_file(value, game, players))] if value else []
 
     def __init__(
         self,
@@ -150,11 +162,11 @@ class SearchPolicy(SeededPolicy):
     def _critic(self, num_players: int) -> Any:
         """The network whose value head scores where rollouts stop: ``value``'s checkpoint, or
         the shipped agent of this table size (``value: shipped``)."""
-        from agents.learned import load_checkpoint, network_from, shipped_agent
+        from agents.learned import load_checkpoint, network_from
 
         key = num_players if self.value_path == SHIPPED else 0
         if key not in self._critics:
-            path = shipped_agent(self.game, num_players) if self.value_path == SHIPPED else self.value_path
+            path = value_file(self.value_path, self.game, num_players)
             self._critics[key] = network_from(load_checkpoint(path, self.game), path)
         return self._critics[key]
 
@@ -285,17 +297,15 @@ class UnoSearchPolicy(SearchPolicy):
     @classmethod
     def files_read(cls, params: dict[str, Any], game: str, players: int) -> list[str]:
         """The value network's checkpoint and the belief model's (``shipped``: the table size's)."""
-        from agents.belief import shipped_belief
-
         belief = params.get("belief", "")
-        extra = [str(shipped_belief(players)) if belief == SHIPPED else belief] if belief else []
+        extra = [str(belief_file(belief, players))] if belief else []
         return super().files_read(params, game, players) + extra
 
     def _belief(self, num_players: int) -> Any:
-        from agents.belief import load_belief, shipped_belief
+        from agents.belief import load_belief
 
         if num_players not in self._beliefs:
-            path = shipped_belief(num_players) if self.belief_path == SHIPPED else self.belief_path
+            path = belief_file(self.belief_path, num_players)
             self._beliefs[num_players] = load_belief(path, num_players)
         return self._beliefs[num_players]
 

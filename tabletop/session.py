@@ -57,7 +57,7 @@ def opponent_spec(game: str, num_players: int, text: str | Mapping[str, Any]) ->
             raise ValueError(f"only 'agent' takes a checkpoint after ':' (or 'package.module:Class'), got {text!r}")
         else:
             spec = name
-    check_spec(game, spec)
+    check_spec(game, spec, players=num_players)
     return spec
 
 

@@ -35,6 +35,13 @@ class LastLegal:
 NOT_A_CLASS = 3
 
 
+class OddFiles(LastLegal):
+    """Has a ``files_read`` of another shape than the lab's ``(params, game, players)``."""
+
+    def files_read(self) -> list[str]:
+        return []
+
+
 def test_an_outside_policy_is_built_from_its_spec_and_plays():
     policy = make_policy("uno", {"name": NAME, "lowest": True}, seed=1)
     eng = UnoEngine(16, 2, None, seed=0)
@@ -58,6 +65,11 @@ def test_an_outside_policy_is_built_from_its_spec_and_plays():
 def test_an_outside_policy_that_cannot_be_used_is_refused_with_the_reason(spec, message):
     with pytest.raises(ValueError, match=message):
         check_spec("uno", spec)
+
+
+def test_an_outside_files_read_of_another_shape_is_refused_with_the_reason():
+    with pytest.raises(ValueError, match=r"OddFiles'?: files_read\(params, game, players\) failed"):
+        check_spec("uno", "tests.test_outside_policy:OddFiles", players=4)
 
 
 def test_an_outside_policy_of_the_other_game_is_refused():
