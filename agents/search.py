@@ -91,7 +91,7 @@ class SearchPolicy(SeededPolicy):
     def files_read(cls, params: dict[str, Any], game: str, players: int) -> list[str]:
         """The value network's checkpoint (``shipped``: the shipped agent of the table size)."""
         value = params.get("value", cls.default_value)
-        return [str(value_file(value, game, players))] if value else []
+        return [value_file(value, game, players)] if value else []
 
     def __init__(
         self,
@@ -298,7 +298,7 @@ class UnoSearchPolicy(SearchPolicy):
     def files_read(cls, params: dict[str, Any], game: str, players: int) -> list[str]:
         """The value network's checkpoint and the belief model's (``shipped``: the table size's)."""
         belief = params.get("belief", "")
-        extra = [str(belief_file(belief, players))] if belief else []
+        extra = [belief_file(belief, players)] if belief else []
         return super().files_read(params, game, players) + extra
 
     def _belief(self, num_players: int) -> Any:

@@ -97,6 +97,8 @@ def test_bad_config_fails_before_any_game(tmp_path):
     assert proc.returncode == 2 and "not found" in proc.stderr
     proc = evaluate("--config", "configs/eval/bluff_study.yaml", "challenge=[never, sometimes]")
     assert proc.returncode == 2 and "sometimes" in proc.stderr
+    proc = evaluate("--config", "configs/eval/bluff_study.yaml", "agents=[{label: a, policy: heuristic, players: 11}]")
+    assert proc.returncode == 2 and "agent 'a': classic UNO is for 2 to 10 players, got 11" in proc.stderr
     assert not any(tmp_path.iterdir())
 
 

@@ -27,7 +27,7 @@ from rich.table import Table
 from agents.uno_policies import CHALLENGE_RULES
 from envs.config import read_yaml
 from envs.core import dataclass_from_mapping
-from envs.games import game as game_info
+from envs.games import game_module
 from tournament.config import TournamentConfig
 from tournament.report import json_ready, save_figure, write_atomic
 from tournament.runner import run_tournament
@@ -79,12 +79,11 @@ class BluffStudyConfig:
         for row in config.agents:
             if not isinstance(row, dict) or set(row) != {"label", "policy", "players"}:
                 raise ValueError(f"an agent to survey is {{label, policy, players}}, got {row!r}")
-            players, sizes = row["players"], game_info("uno").table_sizes
-            if isinstance(players, bool) or not isinstance(players, int) or players not in sizes:
-                raise ValueError(
-                    f"agent {row['label']!r}: players must be {sizes.start}-{sizes.stop - 1}, got {players!r}"
-                )
-            check_spec("uno", row["policy"], config.rules, players)
+            try:  # the table size first: the files a policy reads depend on it
+                game_module("uno").Rules.from_dict(config.rules).check_players(row["players"])
+            except ValueError as err:
+                raise ValueError(f"agent {row['label']!r}: {err}") from None
+            check_spec("uno", row["policy"], config.rules, row["players"])
         check_learners(config.learners)
         for row in config.learners:
             cfg, _ = learner_config(config, row)  # the recipe, the overrides and the target, checked
