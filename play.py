@@ -18,6 +18,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from envs.atomic import check_file_writable
+from envs.config import int_in, seed_arg
 from envs.games import GAMES
 from tabletop.moves import MoveError
 
@@ -56,11 +58,13 @@ def session_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=sorted(GAMES), default="uno")
-    parser.add_argument("--players", type=int, default=2, help="UNO: 2-10 players (the trick game has 4)")
+    parser.add_argument("--players", type=int, default=None, help="classic UNO: 2-10 (default 2); the trick game: 4")
     parser.add_argument("--opponents", default="heuristic", help="comma-separated policies for the other seats")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
-    parser.add_argument("--target", type=int, default=500, help="UNO match target (200, 300, 500, ...)")
-    parser.add_argument("--seed", type=int, default=None, help="deal seed (default: a new one each time)")
+    parser.add_argument(
+        "--target", type=int, default=None, help="classic UNO: the match's target score (default 500; 200, 300, ...)"
+    )
+    parser.add_argument("--seed", type=seed_arg, default=None, help="deal seed (default: a new one each time)")
     parser.add_argument("--record", type=Path, default=None, help="save each finished game's record here")
     parser.add_argument("--web", action="store_true", help="serve the web page instead of the terminal game")
     parser.add_argument("--host", default="127.0.0.1", help="the address the web server listens on")
@@ -72,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="another host name the web page is reached by (repeatable); the server answers only to "
         "localhost, 127.0.0.1, --host and these",
     )
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=int_in(1, 65535), default=8000)
     parser.add_argument("--score", action="store_true", help="Score Buddy in the terminal")
     parser.add_argument("--store", type=Path, default=Path("scorebuddy.json"), help="Score Buddy's score file")
     parser.add_argument("rules", nargs="*", metavar="key=value", help="rules options, e.g. stacking=true")
@@ -86,7 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _refuse_flags(args, parser, "--score (Score Buddy in the terminal)", ("store",))
         from tabletop.scorebuddy_cli import run_terminal
 
-        run_terminal(args.store)
+        try:
+            run_terminal(args.store)
+        except ValueError as err:  # a damaged score book: which file and why
+            parser.error(str(err))
         return 0
     if args.web:
         _refuse_flags(args, parser, "--web (the page chooses the game, table and opponents)", WEB_FLAGS)
@@ -108,19 +115,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     _refuse_flags(args, parser, "the terminal game", GAME_FLAGS)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    rules = session_options(args, parser)
     try:
+        if args.record is not None:
+            check_file_writable(args.record, "--record")
         session = TableSession(
             game=args.game,
             num_players=args.players,
             opponents=[o for o in args.opponents.split(",") if o.strip()],
             seat=args.seat,
-            rules=session_options(args, parser),
-            target=args.target,
+            rules=rules,
+            target=500 if args.target is None else args.target,
             seed=seed,
         )
     except (ValueError, MoveError) as err:
         parser.error(str(err))
-    if getattr(session.rules, "match", False) and "match" not in session_options(args, parser):
+    if args.target is not None and not getattr(session.rules, "match", False):
+        parser.error(f"--target is the target score of a match; {args.game} with these rules plays no match")
+    if getattr(session.rules, "match", False) and "match" not in rules:
         print(f"A match to {session.rules.target_score} points (--target; match=false plays single hands).")
     TerminalGame(session, record_path=args.record).run()
     return 0

@@ -13,7 +13,10 @@ Logs to TensorBoard under ``runs/<run_name>`` (``tensorboard --logdir runs``) wi
 CleanRL's tags (``charts/episodic_return``, ``charts/SPS``, ``losses/*``) and, every
 ``eval_every`` updates, ``eval/win_rate_vs_<opponent>`` from an ``evaluate.py``
 tournament on duplicate deals. Checkpoints (``checkpoint.pt``, written atomically) resume
-exactly; the final agent (weights only) goes to ``<run>/agent.pt`` or ``export``.
+exactly, with the minutes the run has taken (``run.json`` gives the whole run's); one that has
+already trained ``total_steps`` is not resumed (raise ``total_steps`` to train on). The final
+agent (weights only) goes to ``<run>/agent.pt`` or ``export``. Every check comes before
+anything is written: a refused command deletes nothing and creates no folder.
 
 A config with ``target: <policy spec>`` (``configs/best_response/``) trains a **best
 response**: a fresh learner against that policy alone, held fixed on every other seat. It is
@@ -147,32 +150,96 @@ def main(argv: list[str] | None = None) -> int:
     if not console.is_terminal:  # a log file or a test: whole lines
         console = Console(width=200)
     try:
-        cfg = load_training_config(args.config, args.overrides)
-        resume = None
-        if args.resume is not None:
-            from agents.learned import load_checkpoint
-
-            resume = load_checkpoint(args.resume, cfg.game)
-        check_run_files(cfg, resuming=resume is not None, overwrite=args.overwrite)
-    except ValueError as err:
+        cfg, trainer, resume, stale = check_command(args)
+    except (ValueError, RuntimeError) as err:
         parser.error(str(err))
-    if args.address is not None and cfg.backend != "ray":
-        parser.error("--address is for --backend ray")
     started = False
-    if cfg.backend == "ray":
-        from tournament.ray_backend import connect
-
-        try:
-            started = connect(args.address)
-        except RuntimeError as err:
-            parser.error(str(err))
     try:
-        return train(cfg, args, resume, console, parser)
+        collect = None
+        if cfg.backend == "ray":
+            from agents.ray_rollout import RayCollector
+            from tournament.ray_backend import connect
+
+            try:
+                started = connect(args.address)
+                collect = RayCollector(trainer)
+            except RuntimeError as err:
+                parser.error(str(err))
+        try:  # every check has passed: only now is anything deleted or created
+            prepare_run_files(cfg, stale)
+        except (ValueError, OSError) as err:
+            parser.error(str(err))
+        return train(cfg, trainer, args.resume if resume is not None else None, resume, collect, console)
     finally:
         if started:
             import ray
 
             ray.shutdown()
+
+
+def check_command(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any] | None, list[Path]]:
+    """Every check of the command line, the config, the backend, the checkpoint to resume and
+    the run folder, with nothing written or deleted: a refused command leaves every file (and
+    the absence of a folder) as it was. The config, the trainer (resumed), the checkpoint's
+    data and the files an ``--overwrite`` removes."""
+    from agents.ppo import PPOTrainer
+
+    cfg = load_training_config(args.config, args.overrides)
+    if args.address is not None and cfg.backend != "ray":
+        raise ValueError(f"--address is for --backend ray (this run's backend is {cfg.backend})")
+    if cfg.backend == "ray":
+        from agents.ray_support import import_ray
+
+        import_ray()  # not installed: a RuntimeError with the install line
+    resume = None
+    if args.resume is not None:
+        from agents.learned import load_checkpoint
+
+        resume = load_checkpoint(args.resume, cfg.game)
+    stale = plan_run_files(cfg, args.resume if resume is not None else None, overwrite=args.overwrite)
+    trainer = PPOTrainer(cfg)
+    if resume is not None:
+        trainer.load_state_dict(resume, str(args.resume))
+        check_updates_left(cfg, trainer, args.resume)
+    return cfg, trainer, resume, stale
+
+
+def total_updates(cfg: Any) -> int:
+    """The updates ``total_steps`` asks for: whole updates of num_games x num_steps, at least one."""
+    return max(1, cfg.total_steps // (cfg.num_games * cfg.num_steps))
+
+
+def check_updates_left(cfg: Any, trainer: Any, checkpoint: Path) -> None:
+    """A resumed run must have updates left to train. Nothing left is refused (it would rewrite
+    the finished run's records with a run of no minutes, a total_steps it never ran, or claim
+    files in another folder it never wrote), but for one case: the run's own last checkpoint in
+    its own folder, not yet finished (stopped during its final evaluation), which then ends as
+    it would have (final evaluation, agent, records)."""
+    from agents.best_response import RESULT, read_result
+    from agents.run_record import RUN_RECORD, read_run_record
+
+    per_update, done, wanted = cfg.num_games * cfg.num_steps, trainer.update_count, total_updates(cfg)
+    if done < wanted:
+        return
+    trained = f"checkpoint {checkpoint} has already trained {trainer.global_step:,} decisions ({done} updates)"
+    more = f"raise total_steps to at least {(done + 1) * per_update:,} to train on"
+    if done > wanted:
+        raise ValueError(
+            f"{trained}; total_steps={cfg.total_steps:,} is fewer ({wanted} updates of {per_update:,} decisions) "
+            f"and a run is never cut back: {more}"
+        )
+    run_dir, own, _ = run_files(cfg)
+    if not (own.is_file() and own.resolve() == checkpoint.resolve()):
+        raise ValueError(
+            f"{trained}; total_steps={cfg.total_steps:,} asks for no more, so a run in {run_dir} would train "
+            f"nothing: {more}"
+        )
+    name, record = (RESULT, read_result(run_dir)) if cfg.target is not None else (RUN_RECORD, read_run_record(run_dir))
+    if isinstance(record, dict) and record.get("updates") == done and record.get("decisions") == trainer.global_step:
+        raise ValueError(
+            f"{trained} and its run is finished ({run_dir / name}); total_steps={cfg.total_steps:,} asks for "
+            f"no more: {more}"
+        )
 
 
 def run_files(cfg: Any) -> tuple[Path, Path, Path]:
@@ -181,74 +248,92 @@ def run_files(cfg: Any) -> tuple[Path, Path, Path]:
     return run_dir, run_dir / "checkpoint.pt", Path(cfg.export) if cfg.export else run_dir / "agent.pt"
 
 
-def check_run_files(cfg: Any, resuming: bool = False, overwrite: bool = False) -> None:
-    """Before training: a folder that cannot be written must not cost the whole run, and a new
-    run never replaces an old one silently (``--resume`` continues it, ``--overwrite`` replaces
-    it: its TensorBoard logs go too, so two runs never mix in one folder)."""
-    from agents.best_response import RESULT
+def check_run_files(cfg: Any, resumed_from: Path | None = None, overwrite: bool = False) -> None:
+    """:func:`plan_run_files`, then :func:`prepare_run_files`: the run folder checked and made
+    ready in one go."""
+    prepare_run_files(cfg, plan_run_files(cfg, resumed_from, overwrite))
+
+
+def plan_run_files(cfg: Any, resumed_from: Path | None = None, overwrite: bool = False) -> list[Path]:
+    """Before training, with nothing written: a folder that cannot be written must not cost the
+    whole run, and a new run never replaces an old one silently (``--resume`` of its own
+    checkpoint continues it, ``--overwrite`` replaces it: its TensorBoard logs, records and
+    curve go too, so two runs never mix in one folder). The replaced run's files that
+    :func:`prepare_run_files` removes."""
+    from agents.best_response import CURVE, PROGRESS, RESULT
     from agents.run_record import RUN_RECORD
 
     run_dir, checkpoint, agent = run_files(cfg)
     logs = sorted(run_dir.glob("events.out.tfevents.*")) if run_dir.is_dir() else []
-    records = [run_dir / name for name in (RUN_RECORD, RESULT) if (run_dir / name).is_file()]
+    records = [run_dir / name for name in (RUN_RECORD, RESULT, PROGRESS, CURVE) if (run_dir / name).is_file()]
     held = [p.name for p in (checkpoint, run_dir / "agent.pt") if p.is_file()] + (["TensorBoard logs"] if logs else [])
     held += [p.name for p in records]
-    if held and not resuming:
-        if not overwrite:
-            raise ValueError(
-                f"{run_dir} already holds a run ({', '.join(held)}): continue it with --resume {checkpoint}, "
-                "replace it with --overwrite, or name a new one with run_name=..."
-            )
-        # the replaced run's records go first: until the new run finishes, no study may take
-        # the folder's agent.pt (rewritten at every evaluation) for the finished one
-        for stale in [*logs, *records]:
-            stale.unlink()
-    check_writable(run_dir, "log_dir")
+    own = resumed_from is not None and checkpoint.is_file() and checkpoint.resolve() == Path(resumed_from).resolve()
+    if held and not own and not overwrite:
+        raise ValueError(
+            f"{run_dir} already holds a run ({', '.join(held)}): continue it with --resume {checkpoint}, "
+            "replace it with --overwrite, or name a new one with run_name=..."
+        )
+    check_writable(run_dir, "log_dir", create=False)
     if agent.is_dir():
         raise ValueError(f"export {str(agent)!r} is a folder: give the file to write the agent to")
+    check_writable(agent.parent, "export's folder", create=False)
+    return [*logs, *records] if held and not own else []
+
+
+def prepare_run_files(cfg: Any, stale: list[Path]) -> None:
+    """Once every check has passed: the replaced run's records go first (until the new run
+    finishes, no study may take the folder's agent.pt, rewritten at every evaluation, for the
+    finished one's), then the run folder and the export's folder are made."""
+    run_dir, _, agent = run_files(cfg)
+    for path in stale:
+        path.unlink(missing_ok=True)
+    check_writable(run_dir, "log_dir")
     check_writable(agent.parent, "export's folder")
 
 
-def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, parser: argparse.ArgumentParser) -> int:
-    """The training loop: (Ray) collection, PPO updates, logs, checkpoints and evaluations."""
+def train(
+    cfg: Any,
+    trainer: Any,
+    resumed_from: Path | None,
+    resume: dict[str, Any] | None,
+    collect: Any,
+    console: Console,
+) -> int:
+    """The training loop: (Ray) collection, PPO updates, logs, checkpoints and evaluations.
+    Called once every check has passed (``trainer`` already resumed from ``resume``, the
+    checkpoint at ``resumed_from``; ``collect``: the Ray collector or None)."""
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.learned import save_checkpoint
-    from agents.ppo import PPOTrainer
+    from agents.training_checkpoint import run_minutes, with_minutes
 
-    trainer = PPOTrainer(cfg)
-    if resume is not None:
-        try:
-            trainer.load_state_dict(resume, str(args.resume))
-        except ValueError as err:
-            parser.error(str(err))
+    start = time.perf_counter()
+    # the minutes of the run's earlier processes, and the update they count from (0: all of them)
+    earlier, since = run_minutes(resume) if resume is not None else (0.0, 0)
     run_dir, checkpoint, agent = run_files(cfg)
-    run_dir.mkdir(parents=True, exist_ok=True)
     writer = SummaryWriter(str(run_dir))
     table = "\n".join(f"|{k}|{v}|" for k, v in cfg.to_dict().items())
     writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
     per_update = cfg.num_games * cfg.num_steps
-    total_updates = max(1, cfg.total_steps // per_update)
-    if total_updates * per_update != cfg.total_steps:
+    updates = total_updates(cfg)
+    if updates * per_update != cfg.total_steps:
         console.print(
             f"total_steps {cfg.total_steps:,} is not a whole number of updates of {per_update:,} decisions "
-            f"(num_games x num_steps): training {total_updates} updates, {total_updates * per_update:,} decisions"
+            f"(num_games x num_steps): training {updates} updates, {updates * per_update:,} decisions"
         )
-    collect = None
-    if cfg.backend == "ray":
-        from agents.ray_rollout import RayCollector
-
-        try:
-            collect = RayCollector(trainer)
-        except RuntimeError as err:
-            parser.error(str(err))
     console.print(
-        f"[bold]{cfg.run_name}[/]: {cfg.game}, {cfg.players} players, {total_updates} updates of "
+        f"[bold]{cfg.run_name}[/]: {cfg.game}, {cfg.players} players, {updates} updates of "
         f"{per_update:,} decisions on {trainer.device} (torch {torch.__version__}); logs in {run_dir}"
         + (f"; resumed at update {trainer.update_count}" if resume is not None else "")
         + (f"; experience from {cfg.num_rollout_actors} Ray rollout actors" if collect else "")
     )
+    if resume is not None and trainer.update_count == updates:  # check_updates_left let only this through
+        console.print(
+            f"{resumed_from} is the run's last update, its run not finished: no training, only its end "
+            "(final evaluation, agent, records)"
+        )
     columns = (
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -257,12 +342,25 @@ def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, par
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    start = time.perf_counter()
     record = None
     if cfg.target is not None:
         from agents.best_response import BestResponseRecord
 
         record = BestResponseRecord(cfg, run_dir, trainer.update_count if resume is not None else None)
+        if record.complete:  # its progress file kept the time of every earlier process
+            since = 0
+    if since:
+        console.print(
+            f"{resumed_from} records no minutes (written before checkpoints kept them): the run's minutes "
+            f"count from update {since} (run.json: minutes_from_update)"
+        )
+
+    def minutes() -> float:
+        """The run's minutes so far: its earlier processes' and this one's (a best response's
+        own record of them where it has them all, so run.json and best_response.json agree)."""
+        if record is not None and record.complete:
+            return record.elapsed() / 60
+        return earlier + (time.perf_counter() - start) / 60
 
     def evaluate(games: int | None = None) -> list[dict[str, Any]]:
         """The agent now against the eval opponents, logged; a best response's curve gets a point."""
@@ -292,9 +390,11 @@ def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, par
             warm_start(cfg, trainer, writer, progress)
         if record is not None and trainer.update_count == 0:
             evaluate()  # the curve's start: the warm-started (or untrained) learner
-        task = progress.add_task("updates", total=total_updates, completed=trainer.update_count, status="")
-        while trainer.update_count < total_updates:
+        task = progress.add_task("updates", total=updates, completed=trainer.update_count, status="")
+        trained = False
+        while trainer.update_count < updates:
             stats = trainer.update(collect)
+            trained = True
             for tag, value in stats.items():
                 writer.add_scalar(tag, value, trainer.global_step)
             if record is not None:
@@ -304,12 +404,12 @@ def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, par
             if "charts/pool_win_rate" in stats:
                 status += f"  pool win {stats['charts/pool_win_rate']:.2f}"
             progress.update(task, completed=u, status=status)
-            if not console.is_terminal and (u % max(1, total_updates // 50) == 0):
-                progress.console.print(f"update {u}/{total_updates}: {trainer.global_step:,} decisions, {status}")
-            last = u == total_updates
+            if not console.is_terminal and (u % max(1, updates // 50) == 0):
+                progress.console.print(f"update {u}/{updates}: {trainer.global_step:,} decisions, {status}")
+            last = u == updates
             saved = (cfg.checkpoint_every and u % cfg.checkpoint_every == 0) or last
             if saved:
-                save_checkpoint(checkpoint, trainer.state_dict())
+                save_checkpoint(checkpoint, with_minutes(trainer.state_dict(), minutes(), since))
             if last and cfg.eval_every:  # eval_every 0: no evaluation at all
                 evaluate(cfg.last_eval_games)
             elif last:
@@ -320,17 +420,23 @@ def train(cfg: Any, args: argparse.Namespace, resume: Any, console: Console, par
                 record.save_progress(u)
         if record is not None and (not record.curve or record.curve[-1]["update"] != trainer.update_count):
             evaluate(cfg.last_eval_games)  # resumed after the last update: the final evaluation again
+        elif record is None and not trained:  # the same for a plain run: its last update's end again
+            if cfg.eval_every:
+                evaluate(cfg.last_eval_games)
+            else:
+                save_checkpoint(agent, trainer.agent_payload())
     writer.close()
-    minutes = (time.perf_counter() - start) / 60
+    session = (time.perf_counter() - start) / 60
     from agents.run_record import write_run_record
 
-    write_run_record(cfg, run_dir, trainer, agent, (record.elapsed() / 60) if record is not None else minutes)
+    write_run_record(cfg, run_dir, trainer, agent, minutes(), since)
     if cfg.eval_every and record is None:  # a best response draws its own curve (agents.best_response)
         from agents.training_curves import plot_runs, read_curve
 
         plot_runs([read_curve(run_dir)], run_dir / "curve.png")
+    whole = "" if resume is None else f" ({minutes():.1f} min in all" + (f" since update {since})" if since else ")")
     console.print(
-        f"done in {minutes:.1f} min: {trainer.global_step:,} decisions; agent {agent}, checkpoint {checkpoint}"
+        f"done in {session:.1f} min{whole}: {trainer.global_step:,} decisions; agent {agent}, checkpoint {checkpoint}"
     )
     if record is not None:
         result = record.finish(trainer, agent)

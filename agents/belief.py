@@ -288,15 +288,27 @@ def load_belief(path: str | Path, num_players: int | None = None) -> BeliefNet:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from envs.config import int_in, seed_arg
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--decisions", type=int, default=6_000_000)
+    parser.add_argument("--decisions", type=int_in(1), default=6_000_000)
     parser.add_argument("--policy", default="heuristic", help="the policy on every seat of the training games")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=seed_arg, default=1)
     parser.add_argument("--out", type=Path, default=None, help="default: models/uno_<players>p_belief.pt")
     args = parser.parse_args(argv)
-    torch.set_num_threads(1)
+    from agents.registry import check_spec  # the registry imports the search, which imports this module
+    from envs.atomic import check_file_writable
+    from envs.uno import UnoRules
+
     out = args.out or shipped_belief(args.players)
+    try:  # refused now, not after the training
+        UnoRules().check_players(args.players)
+        check_spec("uno", args.policy, players=args.players)
+        check_file_writable(out, "--out")
+    except ValueError as err:
+        parser.error(str(err))
+    torch.set_num_threads(1)
     print(f"belief for {args.players} players from {args.decisions:,} decisions of {args.policy} play -> {out}")
     start = time.perf_counter()
     net, measured = train_belief(args.players, args.decisions, policy=args.policy, seed=args.seed)

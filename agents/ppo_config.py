@@ -12,6 +12,7 @@ from typing import Any
 import torch
 
 from agents.registry import check_spec
+from envs.config import MAX_SEED
 from envs.core import dataclass_from_mapping, shown_value
 from envs.games import GAMES, game_module
 
@@ -57,7 +58,7 @@ INTEGER_RANGES = {
     "final_eval_games": (0, 100_000_000),
     "imitation_steps": (0, 10**13),
     "fine_counts": (0, 1_000),
-    "seed": (0, 2**63 - 1),
+    "seed": (0, MAX_SEED),
 }
 MAX_UPDATE_DECISIONS = 2**22  # num_games x num_steps: 4M decisions (some 5 GB of observations)
 

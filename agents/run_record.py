@@ -17,8 +17,13 @@ from envs.atomic import json_ready, write_atomically
 RUN_RECORD = "run.json"
 
 
-def write_run_record(cfg: Any, run_dir: Path, trainer: Any, agent: Path, minutes: float) -> dict[str, Any]:
-    """Written by ``train.py`` when a run has finished (its agent exported)."""
+def write_run_record(
+    cfg: Any, run_dir: Path, trainer: Any, agent: Path, minutes: float, minutes_from_update: int = 0
+) -> dict[str, Any]:
+    """Written by ``train.py`` when a run has finished (its agent exported). ``minutes`` are the
+    whole run's, over every resumed process; ``minutes_from_update`` > 0 says the time before
+    that update is unknown (the run resumed from a checkpoint written before checkpoints kept
+    their minutes), so a reader never takes part of a run's time for all of it."""
     from agents.best_response import config_digest
 
     record = {
@@ -28,6 +33,7 @@ def write_run_record(cfg: Any, run_dir: Path, trainer: Any, agent: Path, minutes
         "decisions": trainer.global_step,
         "updates": trainer.update_count,
         "minutes": minutes,
+        "minutes_from_update": minutes_from_update,
         "device": str(trainer.device),
         "torch_threads": cfg.torch_threads,
         "software": software_versions(),

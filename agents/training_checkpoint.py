@@ -3,13 +3,15 @@ exactly (network, optimiser, counters, random streams, the games in play, the po
 
 The checkpoint holds only tensors and plain values (``torch.load(weights_only=True)``);
 numpy arrays become tensors here (uint64 random states as int64 bits) and come back with
-their dtypes checked against the run's own.
+their dtypes checked against the run's own. ``train.py`` adds the minutes the run has taken
+(:func:`with_minutes`), so a resumed run's ``run.json`` tells the whole run's time.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 from typing import Any
 
 import numpy as np
@@ -84,6 +86,28 @@ def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoin
         }
     )
     torch.set_rng_state(tr["torch_rng"])
+
+
+def with_minutes(state: dict[str, Any], minutes: float, since_update: int) -> dict[str, Any]:
+    """A :func:`trainer_state` that also carries the minutes its run has taken so far, counted
+    from ``since_update`` (0: the whole run; more where an earlier checkpoint had no minutes)."""
+    state["trainer"]["minutes"] = float(minutes)
+    state["trainer"]["minutes_from_update"] = int(since_update)
+    return state
+
+
+def run_minutes(data: dict[str, Any]) -> tuple[float, int]:
+    """The minutes a training checkpoint's run has taken and the update they count from. A
+    checkpoint written before checkpoints kept their minutes (or with unusable ones) knows none
+    of its time: 0 minutes, counted from its own update."""
+    tr = data["trainer"]
+    unknown = (0.0, int(tr["update"]))
+    minutes, since = tr.get("minutes"), tr.get("minutes_from_update", 0)
+    if isinstance(minutes, bool) or not isinstance(minutes, (int, float)) or not math.isfinite(minutes):
+        return unknown
+    if minutes < 0 or isinstance(since, bool) or not isinstance(since, int) or not 0 <= since <= unknown[1]:
+        return unknown
+    return float(minutes), since
 
 
 def _default(field: dataclasses.Field) -> Any:

@@ -113,6 +113,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="the PNG to write (its curves go next to it as JSON)")
     parser.add_argument("--labels", nargs="*", help="a title per run")
     args = parser.parse_args(argv)
+    from envs.atomic import check_file_writable
+
+    missing = [r for r in args.runs if not Path(r).is_dir()]
+    if missing:
+        parser.error(f"not a run folder: {', '.join(missing)}")
+    try:
+        check_file_writable(args.out, "--out")
+    except ValueError as err:
+        parser.error(str(err))
     runs = [read_curve(r) for r in args.runs]
     if not all(r["curves"] for r in runs):
         parser.error("a run without evaluations: " + ", ".join(r["name"] for r in runs if not r["curves"]))

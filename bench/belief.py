@@ -32,6 +32,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from agents.belief import measure_belief, train_belief  # noqa: E402
+from envs.config import int_in, seed_arg  # noqa: E402
+from envs.uno import UnoRules  # noqa: E402
 from tournament.report import plot_win_rates, publish_study  # noqa: E402
 
 #: (label, reads the public history)
@@ -161,12 +163,19 @@ of the doubt hand sizes alone leave.
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--decisions", type=int, default=6_000_000, help="training decisions per belief")
+    parser.add_argument(
+        "--decisions", type=int_in(GAMES), default=6_000_000, help=f"training decisions per belief (at least {GAMES:,})"
+    )
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=seed_arg, default=1)
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "belief.md")
     parser.add_argument("--data", type=Path, default=ROOT / "docs" / "belief")
     args = parser.parse_args(argv)
+    for players in args.players:
+        try:
+            UnoRules().check_players(players)
+        except ValueError as err:
+            parser.error(f"--players: {err}")
     torch.set_num_threads(1)
     rows = [row for players in args.players for row in study(players, args.decisions, args.seed)]
     extra = (f" --decisions {args.decisions}" if args.decisions != 6_000_000 else "") + (

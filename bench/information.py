@@ -35,8 +35,9 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from agents.belief import true_holdings  # noqa: E402
-from agents.registry import make_policy, spec_label  # noqa: E402
+from agents.registry import check_spec, make_policy, spec_label  # noqa: E402
 from agents.search import UnoSearchPolicy  # noqa: E402
+from envs.config import int_in, seed_arg  # noqa: E402
 from envs.uno import UnoEngine, UnoRules  # noqa: E402
 from envs.uno.worlds import sample_worlds  # noqa: E402
 from tournament.report import plot_win_rates, publish_study  # noqa: E402
@@ -94,6 +95,20 @@ class SureBeliefSearch(TrueHandsSearch):
 CHEATS = {"true hands": TrueHandsSearch, "sure belief": SureBeliefSearch}
 
 
+def entrant_spec(entrant: Any, players: int) -> Any:
+    """The policy spec of an entrant that is no cheat (``shipped``: the table size's agent)."""
+    return {"name": "agent", "checkpoint": f"models/uno_{players}p_ppo.pt"} if entrant == "shipped" else entrant
+
+
+def check_table(players: int) -> None:
+    """``ValueError`` unless every entrant can play at this table size (the shipped agent and
+    belief model of that size exist), before hours of play."""
+    UnoRules().check_players(players)
+    for _, entrant in ENTRANTS:
+        if not (isinstance(entrant, str) and entrant in CHEATS):
+            check_spec("uno", entrant_spec(entrant, players), players=players)
+
+
 def play(players: int, entrant: Any, games: int, seed: int) -> dict[str, Any]:
     """The entrant at seat ``g mod players`` of game ``g``, ``heuristic`` elsewhere: its wins."""
     eng = UnoEngine(games, players, UnoRules(), seed=seed, auto_reset=False)
@@ -103,10 +118,8 @@ def play(players: int, entrant: Any, games: int, seed: int) -> dict[str, Any]:
     cheat = isinstance(entrant, str) and entrant in CHEATS
     if cheat:
         policy = CHEATS[entrant](seed=seed + 2, **SEARCH)
-    elif entrant == "shipped":
-        policy = make_policy("uno", {"name": "agent", "checkpoint": f"models/uno_{players}p_ppo.pt"}, seed=seed + 2)
     else:
-        policy = make_policy("uno", entrant, seed=seed + 2)
+        policy = make_policy("uno", entrant_spec(entrant, players), seed=seed + 2)
     won = np.zeros(games, bool)
     over = np.zeros(games, bool)
     start = time.perf_counter()
@@ -225,12 +238,17 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=4000, help="games per entrant and table size")
+    parser.add_argument("--games", type=int_in(1), default=4000, help="games per entrant and table size")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4], help="table sizes (2 and 4 have agents)")
-    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--seed", type=seed_arg, default=11)
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "information.md")
     parser.add_argument("--data", type=Path, default=ROOT / "docs" / "information")
     args = parser.parse_args(argv)
+    for players in args.players:
+        try:
+            check_table(players)
+        except ValueError as err:
+            parser.error(f"--players {players}: {err}")
     rows = []
     for players in args.players:
         for label, entrant in ENTRANTS:

@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from agents.registry import make_policy, spec_label  # noqa: E402
+from envs.config import int_in  # noqa: E402
 from tournament.config import TournamentConfig  # noqa: E402
 from tournament.report import plot_win_rates, publish_study  # noqa: E402
 from tournament.runner import run_tournament  # noqa: E402
@@ -169,7 +170,7 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=3000, help="games per setting")
+    parser.add_argument("--games", type=int_in(1), default=3000, help="games per setting")
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "search.md")
     parser.add_argument("--data", type=Path, default=ROOT / "docs" / "search")
     args = parser.parse_args(argv)

@@ -24,12 +24,18 @@ def write_atomically(path: str | Path, data: str | bytes | Callable[[BinaryIO], 
     """Write text (UTF-8), bytes, or whatever ``data(file)`` writes, to ``path`` atomically.
 
     Temporary files of this path that an interrupted earlier write left behind (``kill -9``
-    mid-write) are removed first, once they are :data:`STALE_SECONDS` old."""
+    mid-write) are removed first, once they are :data:`STALE_SECONDS` old. The file gets the
+    permissions of the one it replaces, else those a plain ``open`` would give (the umask's),
+    not the owner-only ones of a temporary file."""
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder; a file path is needed here")
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(path)
+    mode = file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as f:
             if callable(data):
                 data(f)
@@ -42,6 +48,16 @@ def write_atomically(path: str | Path, data: str | bytes | Callable[[BinaryIO], 
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def file_mode(path: Path) -> int:
+    """The permission bits ``path`` has, or a new file would get from ``open`` (0o666 less the umask)."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0o022)  # reading the umask means setting it: put it straight back
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def json_ready(value: Any) -> Any:
@@ -77,17 +93,37 @@ def remove_stale_temporaries(path: Path) -> None:
             pass
 
 
-def check_writable(folder: str | Path, what: str) -> Path:
-    """Make sure files can be written in ``folder`` (created if missing) before long work
-    starts; ``ValueError`` naming ``what`` and the folder otherwise."""
+def check_writable(folder: str | Path, what: str, create: bool = True) -> Path:
+    """Make sure files can be written in ``folder`` before long work starts; ``ValueError``
+    naming ``what`` and the folder otherwise. ``create``: make the folder now; else nothing is
+    created (a missing folder is tried at its nearest existing parent), so that a command
+    refused later leaves no empty folder behind."""
     if not isinstance(folder, (str, Path)) or not str(folder).strip():
         raise ValueError(f"{what} must be a folder path, got {folder!r}")
     folder = Path(folder)
+    probed = folder
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".writable.", dir=folder)
+        if create:
+            folder.mkdir(parents=True, exist_ok=True)
+        while not probed.is_dir():
+            if probed.exists() or probed.is_symlink():
+                raise ValueError(f"{what} {str(folder)!r} cannot be written: {str(probed)!r} is not a folder")
+            probed = probed.parent
+        fd, probe = tempfile.mkstemp(prefix=".writable.", dir=probed)
         os.close(fd)
         os.unlink(probe)
     except OSError as err:
         raise ValueError(f"{what} {str(folder)!r} cannot be written: {err.strerror or err}") from None
     return folder
+
+
+def check_file_writable(path: str | Path, what: str) -> Path:
+    """Make sure ``path`` can be written as a file (its folder is writable, it is no folder)
+    before long work starts; ``ValueError`` naming ``what`` and the path otherwise."""
+    if not isinstance(path, (str, Path)) or not str(path).strip():
+        raise ValueError(f"{what} must be a file path, got {path!r}")
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} {str(path)!r} is a folder; give a file path")
+    check_writable(path.parent, f"{what}'s folder", create=False)
+    return path

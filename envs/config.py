@@ -10,11 +10,15 @@ then validates the result and names the key and what is allowed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import argparse
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+#: The largest seed a command takes (seeds are 0 to 2**63 - 1 everywhere: numpy's and torch's range).
+MAX_SEED = 2**63 - 1
 
 #: Limits on what a config may hold: a hostile file must fail fast, not expand or nest without end.
 MAX_CONFIG_BYTES = 1 << 20
@@ -100,3 +104,25 @@ def rules_options(items: Sequence[str]) -> dict[str, Any]:
     if not isinstance(nested, dict):
         raise ValueError("rules options are key=value or rules.key=value, e.g. stacking=true")
     return merge(options, nested)
+
+
+def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An ``argparse`` type: an integer from ``low`` to ``high`` (no upper bound if ``None``),
+    so that a bad value is refused by the option's name (``argument --games: must be ...``)
+    before any work starts, not met as a traceback deep inside it."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            allowed = f"from {low:,} to {high:,}" if high is not None else f"of at least {low:,}"
+            raise argparse.ArgumentTypeError(f"must be an integer {allowed}, got {value:,}")
+        return value
+
+    return parse
+
+
+#: ``--seed`` of every command line.
+seed_arg = int_in(0, MAX_SEED)

@@ -39,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.atomic import write_atomically
-from envs.config import rules_options
+from envs.atomic import check_file_writable, write_atomically
+from envs.config import rules_options, seed_arg
 from envs.core import IllegalActionError, shown_value
 from envs.games import GAMES, game_module
 
@@ -352,7 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rec = sub.add_parser("record", help="play games with random policies and save them")
     rec.add_argument("--game", default="uno", choices=sorted(GAMES))
     rec.add_argument("--players", type=int, default=2)
-    rec.add_argument("--seed", type=int, default=0)
+    rec.add_argument("--seed", type=seed_arg, default=0)
     rec.add_argument("--out", required=True)
     rec.add_argument(
         "rules", nargs="*", metavar="key=value", help="rules options, e.g. stacking=true (values read as YAML)"
@@ -362,6 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "record":
         module = game_module(args.game)
         try:
+            check_file_writable(args.out, "--out")
             rules = module.Rules.from_dict(rules_options(args.rules))
             eng = module.Engine(1, args.players, rules, seed=args.seed, auto_reset=False)
         except ValueError as err:

@@ -30,10 +30,17 @@ from envs.vector import SeatVectorEnv
 from envs.wrappers import BatchedPolicy, EngineAEC, SeatEnv
 
 
-def env(rules: TricksRules | Mapping[str, Any] | None = None, render_mode: str | None = None, **options: Any) -> AECEnv:
+def env(
+    rules: TricksRules | Mapping[str, Any] | None = None,
+    render_mode: str | None = None,
+    num_players: int = NUM_PLAYERS,
+    **options: Any,
+) -> AECEnv:
     """The AEC environment. It makes PettingZoo's order and bounds checks itself, so it
-    comes without PettingZoo's wrapper layer (see :class:`~envs.wrappers.EngineAEC`)."""
-    return raw_env(rules=rules, render_mode=render_mode, **options)
+    comes without PettingZoo's wrapper layer (see :class:`~envs.wrappers.EngineAEC`).
+    ``num_players`` is taken, as by ``uno_v0.env``, so that code written for both games runs;
+    the trick game seats exactly four."""
+    return raw_env(rules=rules, render_mode=render_mode, num_players=num_players, **options)
 
 
 class raw_env(EngineAEC, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
@@ -43,16 +50,24 @@ class raw_env(EngineAEC, EzPickle):  # noqa: N801 (PettingZoo's naming conventio
     metadata = {"render_modes": ["ansi", "human"], "name": "uno_tricks_v0", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(
-        self, rules: TricksRules | Mapping[str, Any] | None = None, render_mode: str | None = None, **options: Any
+        self,
+        rules: TricksRules | Mapping[str, Any] | None = None,
+        render_mode: str | None = None,
+        num_players: int = NUM_PLAYERS,
+        **options: Any,
     ) -> None:
-        EzPickle.__init__(self, rules=rules, render_mode=render_mode, **options)
+        EzPickle.__init__(self, rules=rules, render_mode=render_mode, num_players=num_players, **options)
+        TricksRules().check_players(num_players)
         super().__init__(NUM_PLAYERS, rules, render_mode, options)
 
 
-def gym_env(opponent: BatchedPolicy | Sequence[BatchedPolicy], seat: int = 0, **kwargs: Any) -> SeatEnv:
+def gym_env(
+    opponent: BatchedPolicy | Sequence[BatchedPolicy], seat: int = 0, num_players: int = NUM_PLAYERS, **kwargs: Any
+) -> SeatEnv:
     """A Gymnasium env for one seat; ``opponent`` plays the three others (or give three policies,
     in seat order, the partner among them). Other keyword arguments as for
     :class:`~envs.wrappers.SeatEnv`."""
+    TricksRules().check_players(num_players)
     return SeatEnv(game, opponent, num_players=NUM_PLAYERS, seat=seat, **kwargs)
 
 
@@ -60,10 +75,12 @@ def vector_env(
     num_envs: int = 64,
     opponent: BatchedPolicy | Any | Sequence[BatchedPolicy | Any] = "heuristic",
     seat: int | None = 0,
+    num_players: int = NUM_PLAYERS,
     **kwargs: Any,
 ) -> SeatVectorEnv:
     """A Gymnasium vector env of ``num_envs`` games in one engine, one learner seat each;
     ``opponent`` plays the three others (or three policies: the next seat, the partner,
     the seat before the learner's). Other keyword arguments as for
     :class:`~envs.vector.SeatVectorEnv`."""
+    TricksRules().check_players(num_players)
     return SeatVectorEnv(game, num_envs, opponent, num_players=NUM_PLAYERS, seat=seat, **kwargs)

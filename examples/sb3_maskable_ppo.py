@@ -25,6 +25,7 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from envs import uno_v0  # noqa: E402
+from envs.config import int_in, seed_arg  # noqa: E402
 from envs.sb3_compat import sb3_vec_env  # noqa: E402
 from tournament.stats import wilson  # noqa: E402
 
@@ -46,14 +47,17 @@ def win_rate(model: MaskablePPO, opponent: str, games: int, seed: int) -> tuple[
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--opponent", default="random", help="a policy of the lab: random, heuristic, ...")
-    parser.add_argument("--steps", type=int, default=1_000_000)
-    parser.add_argument("--envs", type=int, default=256, help="games stepped together")
-    parser.add_argument("--seat", type=int, default=0, help="the learner's seat; -1: random per game")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--steps", type=int_in(1), default=1_000_000)
+    parser.add_argument("--envs", type=int_in(1), default=256, help="games stepped together")
+    parser.add_argument("--seat", type=int_in(-1, 1), default=0, help="the learner's seat, 0 or 1; -1: random per game")
+    parser.add_argument("--seed", type=seed_arg, default=0)
     parser.add_argument("--tensorboard", default=None, help="a log folder for TensorBoard")
     args = parser.parse_args()
     torch.set_num_threads(2)
-    venv = uno_v0.vector_env(num_envs=args.envs, opponent=args.opponent, seat=None if args.seat < 0 else args.seat)
+    try:
+        venv = uno_v0.vector_env(num_envs=args.envs, opponent=args.opponent, seat=None if args.seat < 0 else args.seat)
+    except ValueError as err:  # an unknown opponent policy, say
+        parser.error(str(err))
     env = sb3_vec_env(venv)
     env.seed(args.seed)
     model = MaskablePPO(

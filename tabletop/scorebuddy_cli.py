@@ -144,6 +144,8 @@ def run_terminal(
 ) -> None:
     """Keep score at the terminal, saving the book to ``store_path`` after every change."""
     store_path = Path(store_path)
+    if store_path.is_dir():
+        raise ValueError(f"{store_path} is a folder; the score book is a file (e.g. {store_path / 'scorebuddy.json'})")
     console = console or Console()
 
     def ask(prompt: str) -> str:

@@ -32,6 +32,10 @@ from tabletop.views import TEAM_NAMES, VIEWS, team_of
 MAX_AGENT_MOVES = 100_000
 
 
+#: Why a game's record waits for its end (the terminal's ``save``, the web page's download).
+RECORD_WHEN_OVER = "the game record is offered once the game is over: it holds every hand and the draw pile"
+
+
 def opponent_spec(game: str, num_players: int, text: str | Mapping[str, Any]) -> str | dict[str, Any]:
     """A policy spec from the command line: ``heuristic``, ``agent`` (the shipped agent for
     this game and table size) or ``agent:path/to/checkpoint.pt``."""
@@ -104,7 +108,7 @@ class TableSession:
     def __init__(
         self,
         game: str = "uno",
-        num_players: int = 2,
+        num_players: int | None = None,
         opponents: Sequence[str | Mapping[str, Any]] = ("heuristic",),
         seat: int = 0,
         rules: Mapping[str, Any] | None = None,
@@ -113,18 +117,21 @@ class TableSession:
         names: Sequence[str] | None = None,
         position: Mapping[str, Any] | None = None,
     ) -> None:
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+            raise ValueError(f"seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
         self.game = game
         self.module = game_module(game)
-        sizes = game_info(game).table_sizes
-        if len(sizes) == 1:  # a game for a fixed table (the trick game: 4)
-            num_players = sizes[0]
         options = dict(rules or {})
         if {"match", "target_score"} <= set(self.module.Rules().to_dict()):  # a game played as a match
             options.setdefault("match", True)
             options.setdefault("target_score", target)
         self.rules = self.module.Rules.from_dict(options)
+        if position is not None and "num_players" in position:
+            num_players = int(position["num_players"])
+        if num_players is None:  # the game's smallest table: 2 for classic UNO, the trick game's 4
+            num_players = game_info(game).table_sizes.start
+        self.rules.check_players(num_players)
         if position is not None:
-            num_players = int(position.get("num_players", num_players))
             self.engine = self.module.Engine.from_positions(
                 [dict(position)], rules=self.rules, seed=seed, auto_reset=False
             )
@@ -285,8 +292,17 @@ class TableSession:
         self._deal_due = True
         return self.advance()
 
+    def record_lines(self) -> list[str]:
+        """The finished game's record as JSON lines; ``ValueError`` while it is in play, as the
+        record holds every hand and the draw pile, which the person must not see."""
+        if not self.over:
+            raise ValueError(RECORD_WHEN_OVER)
+        return self.record.to_lines()
+
     def save_record(self, path: str | Path) -> Path:
-        """Save the current game (finished or not) as a JSON-lines game record."""
+        """Save the finished game as a JSON-lines game record (atomically; ``ValueError`` while in play)."""
+        if not self.over:
+            raise ValueError(RECORD_WHEN_OVER)
         self.record.save(path)
         return Path(path)
 

@@ -22,7 +22,7 @@ CARD_STYLES = {"R": "bold red", "Y": "bold yellow", "G": "bold green", "B": "bol
 HELP = (
     "Type a key from the list or the move itself: a card (R7, GS, Y+2), a Wild with its colour (W G, W+4 blue; "
     "W alone asks for the colour), draw, pass, uno, silent, challenge, accept; trick game: lay 7, 7 +2, draw 2, "
-    "return 5, swap 1, keep. Also: help, save FILE (the game record), quit."
+    "return 5, swap 1, keep. Also: help, save FILE (the game record, once the game is over), quit."
 )
 
 
@@ -217,8 +217,11 @@ class TerminalGame:
         path = Path(name) if name else (self.record_path or Path("game.jsonl"))
         try:
             self.session.save_record(path)
+        except ValueError as err:  # the game is still in play
+            self.console.print(Text(f"not saved: {err}", style="red"))
+            return
         except OSError as err:
-            self.console.print(Text(f"could not save to {path}: {err}", style="red"))
+            self.console.print(Text(f"could not save to {path}: {err.strerror or err}", style="red"))
             return
         self.console.print(f"Game record saved to {path} (replay: python -m envs.records show {path})")
 

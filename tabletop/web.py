@@ -222,11 +222,10 @@ def create_app(store_path: Path = Path("scorebuddy.json"), allowed_hosts: Iterab
             session = tables.get(request.query_params.get("id"))
         except KeyError as err:
             return error_response(err.args[0], 404)
-        if not session.over:
-            return error_response(
-                "the game record is offered once the game is over: it holds every hand and the draw pile", 409
-            )
-        text = "\n".join(session.record.to_lines()) + "\n"
+        try:
+            text = "\n".join(session.record_lines()) + "\n"
+        except ValueError as err:  # the game is still in play
+            return error_response(str(err), 409)
         name = f"unolab-{session.game}-game.jsonl"
         return Response(
             text, media_type="application/x-ndjson", headers={"Content-Disposition": f'attachment; filename="{name}"'}

@@ -197,3 +197,18 @@ def test_a_belief_that_reads_the_history_is_a_measurement_only(tmp_path):
     assert net.extra_inputs > 0 and measured["proportional"] > 0
     with pytest.raises(ValueError, match="no policy can give it its inputs"):
         save_belief(tmp_path / "history.pt", net, measured)
+
+
+def test_the_belief_command_refuses_bad_arguments_before_training(tmp_path, capsys):
+    from agents.belief import main
+
+    for argv, message in [
+        (["--players", "11"], "classic UNO is for 2 to 10 players, got 11"),
+        (["--policy", "heuristik"], "unknown uno policy 'heuristik'"),
+        (["--out", str(tmp_path)], "is a folder; give a file path"),
+        (["--decisions", "0"], "argument --decisions: must be an integer of at least 1"),
+    ]:
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert message in capsys.readouterr().err, argv
+    assert list(tmp_path.iterdir()) == []

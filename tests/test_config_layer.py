@@ -51,3 +51,30 @@ def test_a_policy_spec_is_written_the_same_everywhere():
     }
     with pytest.raises(ValueError, match="checkpoint models/none.pt not found"):
         make_policy("uno", "agent:models/none.pt")
+
+
+def test_records_refuse_a_bad_seed_or_a_folder_before_playing(tmp_path, capsys):
+    for argv, message in [
+        (["record", "--out", str(tmp_path / "g.jsonl"), "--seed", "-1"], "argument --seed: must be an integer from 0"),
+        (["record", "--out", str(tmp_path)], "is a folder; give a file path"),
+    ]:
+        with pytest.raises(SystemExit):
+            records_main(argv)
+        assert message in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_int_in_names_the_range():
+    import argparse
+
+    from envs.config import int_in, seed_arg
+
+    assert int_in(1)("5") == 5 and seed_arg("0") == 0
+    for parse, text, message in [
+        (int_in(1), "0", "must be an integer of at least 1, got 0"),
+        (int_in(1, 9), "10", "must be an integer from 1 to 9, got 10"),
+        (seed_arg, "-1", "must be an integer from 0 to 9,223,372,036,854,775,807, got -1"),
+        (int_in(0), "x", "must be an integer, got 'x'"),
+    ]:
+        with pytest.raises(argparse.ArgumentTypeError, match=message):
+            parse(text)

@@ -18,6 +18,8 @@ def evaluate(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
 
 
 def test_a_tiny_tournament_runs_through_the_command_line(tmp_path):
+    stale = tmp_path / "tournament_head_to_head.png"  # an earlier two-player tournament's heatmap
+    stale.write_bytes(b"old")
     proc = evaluate("games=240", "batch=64", f"output={tmp_path}", "rules.stacking=true")
     assert proc.returncode == 0, proc.stderr
     assert "heuristic" in proc.stdout and "95% CI" in proc.stdout
@@ -31,6 +33,7 @@ def test_a_tiny_tournament_runs_through_the_command_line(tmp_path):
     csv = (tmp_path / "tournament.csv").read_text().splitlines()
     assert csv[0].startswith("entrant,games,wins,win_rate") and len(csv) == 5
     assert (tmp_path / "tournament_win_rates.png").stat().st_size > 1000
+    assert not stale.exists()  # four players: no heatmap, and none left over to be taken for this one's
 
 
 def test_a_trick_game_tournament_with_match_of_teams(tmp_path):
@@ -93,6 +96,8 @@ def test_the_bluff_study_writes_its_report(tmp_path):
 def test_bad_config_fails_before_any_game(tmp_path):
     proc = evaluate("policies=[random, nosuch]", f"output={tmp_path}")
     assert proc.returncode == 2 and "unknown uno policy 'nosuch'" in proc.stderr
+    proc = evaluate("seed=-1", f"output={tmp_path}")
+    assert proc.returncode == 2 and "seed must be an integer from 0 to" in proc.stderr
     proc = evaluate("--config", str(tmp_path / "missing.yaml"))
     assert proc.returncode == 2 and "not found" in proc.stderr
     proc = evaluate("--config", "configs/eval/bluff_study.yaml", "challenge=[never, sometimes]")

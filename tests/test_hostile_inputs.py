@@ -92,6 +92,25 @@ def test_stale_temporary_files_are_cleaned_on_the_next_write(tmp_path: Path) -> 
     assert (tmp_path / "checkpoint.pt").read_bytes() == b"new"
 
 
+def test_atomic_writes_keep_the_permissions_a_plain_write_would_give(tmp_path: Path) -> None:
+    """Not the owner-only mode of a temporary file: others may read results as the umask allows."""
+    import os
+
+    from envs.atomic import write_atomically
+
+    old = os.umask(0o022)
+    try:
+        new = write_atomically(tmp_path / "report.md", "x")
+        assert new.stat().st_mode & 0o777 == 0o644
+        os.chmod(new, 0o640)
+        write_atomically(new, "y")  # a file written again keeps its mode
+        assert new.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(old)
+    with pytest.raises(IsADirectoryError, match="is a folder; a file path is needed"):
+        write_atomically(tmp_path, "z")
+
+
 def test_flipped_bytes_in_a_checkpoint_are_refused(tmp_path: Path) -> None:
     import torch
 

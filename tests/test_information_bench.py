@@ -54,3 +54,15 @@ def test_a_sure_belief_deals_the_real_hands():
     for k in range(4):  # relative seat k of the player to act
         dealt = worlds.hands[np.arange(real.size), (eng.direction[real] * k) % 4]
         np.testing.assert_array_equal(dealt, eng.hands[real, (eng.current[real] + eng.direction[real] * k) % 4])
+
+
+def test_a_table_size_without_its_agent_is_refused_before_hours_of_play() -> None:
+    import pytest
+
+    from bench.information import check_table
+
+    check_table(4)
+    with pytest.raises(ValueError, match="models/uno_3p_ppo.pt not found"):
+        check_table(3)
+    with pytest.raises(ValueError, match="classic UNO is for 2 to 10 players, got 11"):
+        check_table(11)

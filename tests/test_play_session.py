@@ -337,3 +337,46 @@ def test_a_zero_under_seven_zero_says_that_every_hand_passed_on() -> None:
     session = TableSession("uno", 3, ["random", "random"], position=pos, rules={"seven_zero": True, "match": False})
     event = session.act("play R0")[0]
     assert event.text == "You played R0; every hand passed one seat on (your hand now: G1 G2 G3)"
+
+
+def test_a_game_record_waits_for_the_end_of_the_game(tmp_path: Any) -> None:
+    """The record holds every hand and the draw pile: saved mid-game it would show the person
+    the opponents' cards (the terminal's ``save``, as the web page's download)."""
+    pos = position([["R7", "W", "G2"], ["G5", "G3", "Y4"]], top="R5")
+    session = uno_session(pos)
+    with pytest.raises(ValueError, match="once the game is over: it holds every hand"):
+        session.save_record(tmp_path / "early.jsonl")
+    text = run_terminal(session, [f"save {tmp_path / 'early.jsonl'}", "quit"])
+    assert "not saved: the game record is offered once the game is over" in text
+    assert not (tmp_path / "early.jsonl").exists()
+
+
+def test_a_table_size_the_game_does_not_seat_is_refused() -> None:
+    with pytest.raises(ValueError, match="the trick game is for exactly 4 players"):
+        TableSession("tricks", 3, ["heuristic"])
+    with pytest.raises(ValueError, match="classic UNO is for 2 to 10 players, got 11"):
+        TableSession("uno", 11, ["heuristic"])
+    assert TableSession("tricks", opponents=["heuristic"]).num_players == 4  # the game's own table
+    assert TableSession("uno", opponents=["heuristic"]).num_players == 2
+    with pytest.raises(ValueError, match="seed must be an integer from 0"):
+        TableSession("uno", 2, ["heuristic"], seed=-1)
+
+
+def test_play_py_refuses_bad_values_by_name_before_the_game(tmp_path: Any, capsys: Any) -> None:
+    from play import main
+
+    book = tmp_path / "book.json"
+    book.write_text("[1, 2]")
+    for argv, message in [
+        (["--game", "tricks", "--players", "3"], "the trick game is for exactly 4 players"),
+        (["--game", "tricks", "--target", "300"], "--target is the target score of a match"),
+        (["--seed", "-1"], "argument --seed: must be an integer from 0 to"),
+        (["--web", "--port", "99999"], "argument --port: must be an integer from 1 to 65,535"),
+        (["--record", str(tmp_path)], "is a folder; give a file path"),
+        (["--score", "--store", str(book)], "a score book is a JSON object, got list"),
+        (["--score", "--store", str(tmp_path)], "is a folder; the score book is a file"),
+    ]:
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert message in capsys.readouterr().err, argv
+    assert book.read_text() == "[1, 2]"  # a damaged book is left as it was

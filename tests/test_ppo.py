@@ -295,7 +295,7 @@ def test_train_and_evaluate_command_lines(tmp_path):
     proc = run("train.py", *common, "total_steps=2048")  # the same run again: refused, nothing replaced
     assert (
         proc.returncode == 2
-        and "already holds a run (checkpoint.pt, agent.pt, TensorBoard logs, run.json)" in proc.stderr
+        and "already holds a run (checkpoint.pt, agent.pt, TensorBoard logs, run.json, curve.png)" in proc.stderr
     )
     assert "--overwrite" in proc.stderr and len(events.Scalars("charts/SPS")) == 4
     proc = run("train.py", *common, "total_steps=4096", "--resume", str(run_dir / "checkpoint.pt"))

@@ -46,6 +46,11 @@ def test_env_pickles_and_refuses_bad_options():
     assert pickle.loads(pickle.dumps(env)).unwrapped.rules.exchange_returns == "two"
     with pytest.raises(ValueError, match="unknown TricksRules option"):
         uno_tricks_v0.env(players=4)
+    # num_players is taken as by uno_v0, so code written for both games runs; four it must be
+    assert uno_tricks_v0.env(num_players=4).unwrapped.num_players == 4
+    for make in (uno_tricks_v0.env, lambda **kw: uno_tricks_v0.vector_env(num_envs=2, **kw)):
+        with pytest.raises(ValueError, match="the trick game is for exactly 4 players .*, got 3"):
+            make(num_players=3)
 
 
 def test_gymnasium_env_with_a_partner_policy_passes_check_env():

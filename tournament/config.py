@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import check_spec, spec_label, split_spec
-from envs.config import merge, parse_overrides, read_yaml
+from envs.config import MAX_SEED, merge, parse_overrides, read_yaml
 from envs.core import dataclass_from_mapping
 from envs.games import GAMES, game_module
 from envs.games import game as game_info
@@ -96,8 +96,8 @@ class TournamentConfig:
             isinstance(self.shard_games, bool) or not isinstance(self.shard_games, int) or self.shard_games < 1
         ):
             raise ValueError(f"shard_games must be a positive integer or null, got {self.shard_games!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise ValueError(f"seed must be an integer, got {self.seed!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"seed must be an integer from 0 to {MAX_SEED:,}, got {self.seed!r}")
         if self.seating not in SEATINGS:
             raise ValueError(f"seating must be one of {', '.join(SEATINGS)}, got {self.seating!r}")
         if self.ratings not in RATINGS:

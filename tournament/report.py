@@ -154,6 +154,8 @@ def plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path]
         ax.set_title("row's score against column")
         fig.colorbar(im, ax=ax)
         paths.append(save_figure(fig, folder / f"{stem}_head_to_head.png"))
+    else:  # an earlier tournament's heatmap in this folder would read as this one's
+        (folder / f"{stem}_head_to_head.png").unlink(missing_ok=True)
     return paths
 
 

@@ -1,0 +1,229 @@
+"""``train.py``'s command: a refused command changes no file and makes no folder, a finished
+run is not resumed into a run of nothing, and ``run.json`` keeps the whole run's minutes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.learned import load_checkpoint, save_checkpoint
+from agents.training_checkpoint import run_minutes
+from envs.atomic import check_writable
+from train import main
+
+#: 2 updates of 16 games x 8 decisions, no evaluation: a run in a fraction of a second.
+TINY = [
+    "--config",
+    "configs/uno_2p_ppo.yaml",
+    "num_games=16",
+    "num_steps=8",
+    "total_steps=256",
+    "hidden=[16]",
+    "eval_every=0",
+    "imitation_steps=0",
+    "device=cpu",
+    "torch_threads=1",
+]
+
+
+def train(*args: str) -> int:
+    return main([*TINY, *args])
+
+
+def refused(capsys: pytest.CaptureFixture, *args: str) -> str:
+    """The error of a command that ``train.py`` must refuse (exit code 2)."""
+    with pytest.raises(SystemExit) as exit_:
+        train(*args)
+    assert exit_.value.code == 2
+    return " ".join(capsys.readouterr().err.split())  # argparse may wrap a long message
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """Every file and folder under ``folder``, files by their SHA-256."""
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "folder"
+        for p in sorted(folder.rglob("*"))
+    }
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished run (checkpoint, agent, TensorBoard logs, run.json) trained once per module."""
+    log_dir = tmp_path_factory.mktemp("finished")
+    assert train(f"log_dir={log_dir}", "run_name=done") == 0
+    return log_dir / "done"
+
+
+@pytest.fixture
+def runs(tmp_path: Path, finished_run: Path) -> Path:
+    """A log_dir of this test's own, holding a copy of the finished run as ``done``."""
+    shutil.copytree(finished_run, tmp_path / "runs" / "done")
+    return tmp_path / "runs"
+
+
+@pytest.fixture
+def no_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray missing, whether or not it is installed here (``import ray`` fails)."""
+    monkeypatch.setitem(sys.modules, "ray", None)
+
+
+def test_a_refused_overwrite_deletes_nothing(runs: Path, capsys: pytest.CaptureFixture, no_ray: None) -> None:
+    """Every check of the command line, config and backend comes before the replaced run's files go."""
+    before = snapshot(runs)
+    assert {"done/run.json", "done/agent.pt", "done/checkpoint.pt"} <= set(before)
+    assert any(name.startswith("done/events.out.tfevents.") for name in before)
+    common = (f"log_dir={runs}", "run_name=done", "--overwrite")
+    err = refused(capsys, *common, "--address", "auto")
+    assert "--address is for --backend ray (this run's backend is local)" in err
+    assert snapshot(runs) == before
+    err = refused(capsys, *common, "--backend", "ray")
+    assert "the ray backend needs Ray: pip install -e '.[ray]'" in err
+    assert snapshot(runs) == before
+    err = refused(capsys, *common, "total_steps=0")
+    assert "total_steps must be an integer from 1" in err
+    assert snapshot(runs) == before
+    assert train(*common) == 0  # all well: now the run is replaced
+    assert json.loads((runs / "done" / "run.json").read_text())["minutes_from_update"] == 0
+
+
+def test_resuming_a_finished_run_is_refused_and_changes_nothing(runs: Path, capsys: pytest.CaptureFixture) -> None:
+    """Nothing left to train: refused, not a run.json of no minutes, of a total_steps never run,
+    or of files in another folder that were never written."""
+    checkpoint = runs / "done" / "checkpoint.pt"
+    before = snapshot(runs)
+    err = refused(capsys, f"log_dir={runs}", "run_name=done", "--resume", str(checkpoint))
+    assert f"checkpoint {checkpoint} has already trained 256 decisions (2 updates) and its run is finished" in err
+    assert "total_steps=256 asks for no more: raise total_steps to at least 384 to train on" in err
+    err = refused(capsys, f"log_dir={runs}", "run_name=done", "--resume", str(checkpoint), "total_steps=128")
+    assert "total_steps=128 is fewer (1 updates of 128 decisions) and a run is never cut back" in err
+    assert "raise total_steps to at least 384 to train on" in err
+    err = refused(capsys, f"log_dir={runs}", "run_name=other", "--resume", str(checkpoint))
+    assert f"asks for no more, so a run in {runs / 'other'} would train nothing" in err
+    assert snapshot(runs) == before  # no folder "other" either
+
+    assert train(f"log_dir={runs}", "run_name=done", "--resume", str(checkpoint), "total_steps=384") == 0
+    record = json.loads((runs / "done" / "run.json").read_text())
+    assert record["decisions"] == 384 and record["config"]["total_steps"] == 384
+
+
+def test_a_run_stopped_after_its_last_checkpoint_ends_when_resumed(runs: Path, capsys: pytest.CaptureFixture) -> None:
+    """Its own last checkpoint, its run not finished (stopped during the final evaluation): the
+    resumed command trains nothing but exports the agent and writes the records."""
+    run = runs / "done"
+    (run / "run.json").unlink()
+    (run / "agent.pt").unlink()
+    checkpoint = load_checkpoint(run / "checkpoint.pt")
+    assert train(f"log_dir={runs}", "run_name=done", "--resume", str(run / "checkpoint.pt")) == 0
+    assert "is the run's last update, its run not finished: no training" in capsys.readouterr().out
+    record = json.loads((run / "run.json").read_text())
+    assert record["updates"] == 2 and record["minutes"] >= checkpoint["trainer"]["minutes"] > 0
+    assert load_checkpoint(run / "agent.pt")["model"].keys() == checkpoint["model"].keys()
+
+
+def test_a_resumed_run_records_the_whole_runs_minutes(runs: Path, capsys: pytest.CaptureFixture) -> None:
+    checkpoint = runs / "done" / "checkpoint.pt"
+    earlier, since = run_minutes(load_checkpoint(checkpoint))
+    assert earlier > 0 and since == 0
+    assert train(f"log_dir={runs}", "run_name=done", "--resume", str(checkpoint), "total_steps=512") == 0
+    record = json.loads((runs / "done" / "run.json").read_text())
+    assert record["minutes"] > earlier and record["minutes_from_update"] == 0
+    minutes, since = run_minutes(load_checkpoint(checkpoint))  # the last checkpoint's: before run.json's
+    assert earlier < minutes <= record["minutes"] and since == 0
+
+
+def test_a_checkpoint_without_minutes_resumes_and_says_its_time_is_unknown(
+    runs: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A checkpoint written before checkpoints kept their minutes: run.json counts from its update."""
+    checkpoint = runs / "done" / "checkpoint.pt"
+    data = load_checkpoint(checkpoint)
+    for key in ("minutes", "minutes_from_update"):
+        del data["trainer"][key]
+    save_checkpoint(checkpoint, data)
+    assert run_minutes(load_checkpoint(checkpoint)) == (0.0, 2)
+    capsys.readouterr()
+    assert train(f"log_dir={runs}", "run_name=done", "--resume", str(checkpoint), "total_steps=512") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "records no minutes (written before checkpoints kept them): the run's minutes count from update 2" in out
+    record = json.loads((runs / "done" / "run.json").read_text())
+    assert record["minutes_from_update"] == 2 and record["minutes"] > 0
+    assert run_minutes(load_checkpoint(checkpoint))[1] == 2  # and the next resume knows it too
+
+
+@pytest.mark.parametrize(
+    ("minutes", "since"), [("soon", 0), (float("nan"), 0), (-1.0, 0), (1.5, 7), (1.5, True), (True, 0)]
+)
+def test_unusable_minutes_in_a_checkpoint_count_as_unknown(minutes: object, since: object) -> None:
+    data = {"trainer": {"update": 4, "minutes": minutes, "minutes_from_update": since}}
+    assert run_minutes(data) == (0.0, 4)
+    assert run_minutes({"trainer": {"update": 4, "minutes": 1.5, "minutes_from_update": 3}}) == (1.5, 3)
+
+
+def test_refused_commands_make_no_folder(
+    runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture, no_ray: None
+) -> None:
+    checkpoint = runs / "done" / "checkpoint.pt"
+    before = snapshot(tmp_path)
+    new = tmp_path / "new" / "logs"  # neither folder exists yet
+    err = refused(capsys, f"log_dir={new}", "--resume", str(checkpoint), "num_games=32", "total_steps=4096")
+    assert "does not match this config (num_games: checkpoint 16, config 32)" in err
+    err = refused(capsys, f"log_dir={new}", "--resume", str(runs / "done" / "agent.pt"), "total_steps=4096")
+    assert "is an exported agent (weights only), not a training checkpoint" in err
+    err = refused(capsys, f"log_dir={new}", "--backend", "ray")
+    assert "the ray backend needs Ray" in err
+    err = refused(capsys, f"log_dir={runs}", "run_name=other", "--resume", str(checkpoint), "num_games=32")
+    assert "does not match this config" in err
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    before[blocker.name] = hashlib.sha256(b"").hexdigest()
+    err = refused(capsys, f"log_dir={new}", f"export={blocker}/agent.pt")
+    assert f"export's folder '{blocker}' cannot be written: '{blocker}' is not a folder" in err
+    assert snapshot(tmp_path) == before
+    (runs / "empty").mkdir()  # a folder that was there stays
+    refused(capsys, f"log_dir={runs}", "run_name=empty", "--backend", "ray")
+    assert (runs / "empty").is_dir() and not any((runs / "empty").iterdir())
+
+
+def test_the_folder_check_creates_nothing(tmp_path: Path) -> None:
+    check_writable(tmp_path / "a" / "b", "log_dir", create=False)
+    assert not (tmp_path / "a").exists() and not any(tmp_path.iterdir())
+    (tmp_path / "f").write_text("")
+    with pytest.raises(ValueError, match=r"log_dir '.*/f/b' cannot be written: '.*/f' is not a folder"):
+        check_writable(tmp_path / "f" / "b", "log_dir", create=False)
+
+
+def test_a_best_response_stopped_after_its_last_checkpoint_ends_and_a_finished_one_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """What the exploitability study resumes (its progress file matches, no best_response.json)."""
+    args = ["--config", "configs/best_response/uno_2p_first_legal.yaml", f"log_dir={tmp_path}", "run_name=br"]
+    args += [*TINY[2:], "eval_every=2", "eval_games=50"]
+    assert main(args) == 0
+    run = tmp_path / "br"
+    resume = ["--resume", str(run / "checkpoint.pt")]
+    before = snapshot(tmp_path)
+    with pytest.raises(SystemExit):
+        main([*args, *resume])
+    assert "its run is finished" in capsys.readouterr().err and snapshot(tmp_path) == before
+    straight = json.loads((run / "best_response.json").read_text())
+    (run / "best_response.json").unlink()
+    assert main([*args, *resume]) == 0
+    result = json.loads((run / "best_response.json").read_text())
+    assert result["curve"] == straight["curve"] and result["complete"]
+    assert json.loads((run / "run.json").read_text())["minutes"] == pytest.approx(result["minutes"], abs=0.01)
+
+
+def test_a_resume_into_another_runs_folder_is_refused(runs: Path, capsys: pytest.CaptureFixture) -> None:
+    """Resuming run ``done`` into a folder holding another run would mix the two runs' files."""
+    shutil.copytree(runs / "done", runs / "other")
+    before = snapshot(runs)
+    message = refused(
+        capsys, f"log_dir={runs}", "run_name=other", "total_steps=512", "--resume", f"{runs}/done/checkpoint.pt"
+    )
+    assert f"{runs}/other already holds a run" in message and "--overwrite" in message
+    assert snapshot(runs) == before
