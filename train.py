@@ -38,7 +38,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from envs.atomic import check_writable
+from envs.atomic import check_file_writable, check_writable
 from envs.config import merge, parse_overrides, read_yaml
 from envs.games import game as game_info
 from tournament.config import TournamentConfig
@@ -196,12 +196,18 @@ def check_command(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any] | 
         from agents.learned import load_checkpoint
 
         resume = load_checkpoint(args.resume, cfg.game)
-    stale = plan_run_files(cfg, args.resume if resume is not None else None, overwrite=args.overwrite)
+    stale = plan_run_files(cfg, args.resume, overwrite=args.overwrite)
     trainer = PPOTrainer(cfg)
     if resume is not None:
         trainer.load_state_dict(resume, str(args.resume))
         check_updates_left(cfg, trainer, args.resume)
     return cfg, trainer, resume, stale
+
+
+def resumes_own_run(cfg: Any, resumed_from: Path | None) -> bool:
+    """Whether ``--resume`` names this run's own checkpoint (in its own folder), not another's."""
+    _, own, _ = run_files(cfg)
+    return resumed_from is not None and own.is_file() and own.resolve() == Path(resumed_from).resolve()
 
 
 def total_updates(cfg: Any) -> int:
@@ -225,11 +231,12 @@ def check_updates_left(cfg: Any, trainer: Any, checkpoint: Path) -> None:
     more = f"raise total_steps to at least {(done + 1) * per_update:,} to train on"
     if done > wanted:
         raise ValueError(
-            f"{trained}; total_steps={cfg.total_steps:,} is fewer ({wanted} updates of {per_update:,} decisions) "
+            f"{trained}; total_steps={cfg.total_steps:,} is fewer ({wanted} update{'s' * (wanted != 1)} of "
+            f"{per_update:,} decisions) "
             f"and a run is never cut back: {more}"
         )
-    run_dir, own, _ = run_files(cfg)
-    if not (own.is_file() and own.resolve() == checkpoint.resolve()):
+    run_dir = run_files(cfg)[0]
+    if not resumes_own_run(cfg, checkpoint):
         raise ValueError(
             f"{trained}; total_steps={cfg.total_steps:,} asks for no more, so a run in {run_dir} would train "
             f"nothing: {more}"
@@ -268,17 +275,17 @@ def plan_run_files(cfg: Any, resumed_from: Path | None = None, overwrite: bool =
     records = [run_dir / name for name in (RUN_RECORD, RESULT, PROGRESS, CURVE) if (run_dir / name).is_file()]
     held = [p.name for p in (checkpoint, run_dir / "agent.pt") if p.is_file()] + (["TensorBoard logs"] if logs else [])
     held += [p.name for p in records]
-    own = resumed_from is not None and checkpoint.is_file() and checkpoint.resolve() == Path(resumed_from).resolve()
+    own = resumes_own_run(cfg, resumed_from)
     if held and not own and not overwrite:
         raise ValueError(
             f"{run_dir} already holds a run ({', '.join(held)}): continue it with --resume {checkpoint}, "
             "replace it with --overwrite, or name a new one with run_name=..."
         )
     check_writable(run_dir, "log_dir", create=False)
-    if agent.is_dir():
-        raise ValueError(f"export {str(agent)!r} is a folder: give the file to write the agent to")
-    check_writable(agent.parent, "export's folder", create=False)
-    return [*logs, *records] if held and not own else []
+    check_file_writable(agent, "export")
+    if own:  # the run trains on: until it finishes again, its records must not vouch for agent.pt
+        return [p for p in records if p.name in (RUN_RECORD, RESULT)]
+    return [*logs, *records] if held else []
 
 
 def prepare_run_files(cfg: Any, stale: list[Path]) -> None:
@@ -410,6 +417,8 @@ def train(
             saved = (cfg.checkpoint_every and u % cfg.checkpoint_every == 0) or last
             if saved:
                 save_checkpoint(checkpoint, with_minutes(trainer.state_dict(), minutes(), since))
+                if record is not None:  # with its checkpoint, so that a stop in the evaluation below loses nothing
+                    record.save_progress(u)
             if last and cfg.eval_every:  # eval_every 0: no evaluation at all
                 evaluate(cfg.last_eval_games)
             elif last:
@@ -417,7 +426,7 @@ def train(
             elif cfg.eval_every and u % cfg.eval_every == 0:
                 evaluate()
             if saved and record is not None:
-                record.save_progress(u)
+                record.save_progress(u)  # again, with this update's evaluation on the curve
         if record is not None and (not record.curve or record.curve[-1]["update"] != trainer.update_count):
             evaluate(cfg.last_eval_games)  # resumed after the last update: the final evaluation again
         elif record is None and not trained:  # the same for a plain run: its last update's end again

@@ -118,8 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     missing = [r for r in args.runs if not Path(r).is_dir()]
     if missing:
         parser.error(f"not a run folder: {', '.join(missing)}")
+    if args.labels and len(args.labels) != len(args.runs):
+        parser.error(f"--labels: give one title per run ({len(args.runs)}), got {len(args.labels)}")
     try:
         check_file_writable(args.out, "--out")
+        check_file_writable(Path(args.out).with_suffix(".json"), "--out's JSON")
     except ValueError as err:
         parser.error(str(err))
     runs = [read_curve(r) for r in args.runs]

@@ -34,7 +34,7 @@ import torch  # noqa: E402
 from agents.belief import measure_belief, train_belief  # noqa: E402
 from envs.config import int_in, seed_arg  # noqa: E402
 from envs.uno import UnoRules  # noqa: E402
-from tournament.report import plot_win_rates, publish_study  # noqa: E402
+from tournament.report import check_study_outputs, plot_win_rates, publish_study  # noqa: E402
 
 #: (label, reads the public history)
 BELIEFS = [("the observation (the belief model)", False), ("the observation and the whole public history", True)]
@@ -171,6 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "belief.md")
     parser.add_argument("--data", type=Path, default=ROOT / "docs" / "belief")
     args = parser.parse_args(argv)
+    try:
+        check_study_outputs(args.report, args.data)
+    except ValueError as err:
+        parser.error(str(err))
     for players in args.players:
         try:
             UnoRules().check_players(players)

@@ -40,7 +40,7 @@ from agents.search import UnoSearchPolicy  # noqa: E402
 from envs.config import int_in, seed_arg  # noqa: E402
 from envs.uno import UnoEngine, UnoRules  # noqa: E402
 from envs.uno.worlds import sample_worlds  # noqa: E402
-from tournament.report import plot_win_rates, publish_study  # noqa: E402
+from tournament.report import check_study_outputs, plot_win_rates, publish_study  # noqa: E402
 from tournament.stats import wilson  # noqa: E402
 
 #: The search compared: to the end of the hand, heuristic rollouts, every decision searched
@@ -244,6 +244,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "information.md")
     parser.add_argument("--data", type=Path, default=ROOT / "docs" / "information")
     args = parser.parse_args(argv)
+    try:
+        check_study_outputs(args.report, args.data)
+    except ValueError as err:
+        parser.error(str(err))
     for players in args.players:
         try:
             check_table(players)

@@ -30,7 +30,7 @@ import numpy as np  # noqa: E402
 from agents.registry import make_policy, spec_label  # noqa: E402
 from envs.config import int_in  # noqa: E402
 from tournament.config import TournamentConfig  # noqa: E402
-from tournament.report import plot_win_rates, publish_study  # noqa: E402
+from tournament.report import check_study_outputs, plot_win_rates, publish_study  # noqa: E402
 from tournament.runner import run_tournament  # noqa: E402
 from tournament.schedule import build_schedule  # noqa: E402
 from tournament.stats import summarise  # noqa: E402
@@ -174,6 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "search.md")
     parser.add_argument("--data", type=Path, default=ROOT / "docs" / "search")
     args = parser.parse_args(argv)
+    try:
+        check_study_outputs(args.report, args.data)
+    except ValueError as err:
+        parser.error(str(err))
     rows = []
     for game, varies, spec in SETTINGS:
         label = spec_label({k: v for k, v in spec.items() if k != "name"} | {"name": "search"})

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import secrets
 import tempfile
 import time
 from collections.abc import Callable
@@ -25,17 +26,16 @@ def write_atomically(path: str | Path, data: str | bytes | Callable[[BinaryIO], 
 
     Temporary files of this path that an interrupted earlier write left behind (``kill -9``
     mid-write) are removed first, once they are :data:`STALE_SECONDS` old. The file gets the
-    permissions of the one it replaces, else those a plain ``open`` would give (the umask's),
-    not the owner-only ones of a temporary file."""
+    permissions of the one it replaces, else those a plain ``open`` would give (the umask's)."""
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a folder; a file path is needed here")
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(path)
-    mode = file_mode(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _temporary(path)
     try:
-        os.fchmod(fd, mode)
+        if path.is_file():  # a file written again keeps its permissions
+            os.fchmod(fd, path.stat().st_mode & 0o777)
         with os.fdopen(fd, "wb") as f:
             if callable(data):
                 data(f)
@@ -50,14 +50,16 @@ def write_atomically(path: str | Path, data: str | bytes | Callable[[BinaryIO], 
     return path
 
 
-def file_mode(path: Path) -> int:
-    """The permission bits ``path`` has, or a new file would get from ``open`` (0o666 less the umask)."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        umask = os.umask(0o022)  # reading the umask means setting it: put it straight back
-        os.umask(umask)
-        return 0o666 & ~umask
+def _temporary(path: Path) -> tuple[int, str]:
+    """A new temporary file beside ``path``, opened for writing with the permissions a plain
+    ``open`` gives (0o666 less the umask, applied by the kernel), not ``mkstemp``'s owner-only ones."""
+    for _ in range(100):
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), str(tmp)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary file name beside {path}")
 
 
 def json_ready(value: Any) -> Any:

@@ -25,7 +25,7 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from envs import uno_v0  # noqa: E402
-from envs.config import int_in, seed_arg  # noqa: E402
+from envs.config import int_in  # noqa: E402
 from envs.sb3_compat import sb3_vec_env  # noqa: E402
 from tournament.stats import wilson  # noqa: E402
 
@@ -50,7 +50,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int_in(1), default=1_000_000)
     parser.add_argument("--envs", type=int_in(1), default=256, help="games stepped together")
     parser.add_argument("--seat", type=int_in(-1, 1), default=0, help="the learner's seat, 0 or 1; -1: random per game")
-    parser.add_argument("--seed", type=seed_arg, default=0)
+    parser.add_argument(
+        "--seed", type=int_in(0, 2**32 - 1), default=0, help="0 to 2**32 - 1 (Stable-Baselines3's range)"
+    )
     parser.add_argument("--tensorboard", default=None, help="a log folder for TensorBoard")
     args = parser.parse_args()
     torch.set_num_threads(2)

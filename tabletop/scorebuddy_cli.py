@@ -27,6 +27,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from envs.atomic import check_file_writable
 from envs.cards import card_type
 from tabletop.scorebuddy import DEFAULT_TARGET, TARGET_PRESETS, VARIANTS, ScoreBook, hand_value
 
@@ -144,8 +145,7 @@ def run_terminal(
 ) -> None:
     """Keep score at the terminal, saving the book to ``store_path`` after every change."""
     store_path = Path(store_path)
-    if store_path.is_dir():
-        raise ValueError(f"{store_path} is a folder; the score book is a file (e.g. {store_path / 'scorebuddy.json'})")
+    check_file_writable(store_path, "--store")
     console = console or Console()
 
     def ask(prompt: str) -> str:

@@ -23,6 +23,7 @@ import numpy as np
 
 from agents.registry import AGENT, check_spec, make_policy, spec_label
 from envs.cards import COLOUR_NAMES, COLOURS
+from envs.config import MAX_SEED
 from envs.games import game as game_info
 from envs.records import GameRecord, game_module
 from tabletop.moves import Choice, Move, MoveError, list_moves, parse_move
@@ -117,8 +118,8 @@ class TableSession:
         names: Sequence[str] | None = None,
         position: Mapping[str, Any] | None = None,
     ) -> None:
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
-            raise ValueError(f"seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SEED:
+            raise ValueError(f"seed must be an integer from 0 to {MAX_SEED:,}, got {seed!r}")
         self.game = game
         self.module = game_module(game)
         options = dict(rules or {})

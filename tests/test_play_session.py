@@ -374,7 +374,7 @@ def test_play_py_refuses_bad_values_by_name_before_the_game(tmp_path: Any, capsy
         (["--web", "--port", "99999"], "argument --port: must be an integer from 1 to 65,535"),
         (["--record", str(tmp_path)], "is a folder; give a file path"),
         (["--score", "--store", str(book)], "a score book is a JSON object, got list"),
-        (["--score", "--store", str(tmp_path)], "is a folder; the score book is a file"),
+        (["--score", "--store", str(tmp_path)], "is a folder; give a file path"),
     ]:
         with pytest.raises(SystemExit):
             main(argv)

@@ -100,7 +100,7 @@ def test_resuming_a_finished_run_is_refused_and_changes_nothing(runs: Path, caps
     assert f"checkpoint {checkpoint} has already trained 256 decisions (2 updates) and its run is finished" in err
     assert "total_steps=256 asks for no more: raise total_steps to at least 384 to train on" in err
     err = refused(capsys, f"log_dir={runs}", "run_name=done", "--resume", str(checkpoint), "total_steps=128")
-    assert "total_steps=128 is fewer (1 updates of 128 decisions) and a run is never cut back" in err
+    assert "total_steps=128 is fewer (1 update of 128 decisions) and a run is never cut back" in err
     assert "raise total_steps to at least 384 to train on" in err
     err = refused(capsys, f"log_dir={runs}", "run_name=other", "--resume", str(checkpoint))
     assert f"asks for no more, so a run in {runs / 'other'} would train nothing" in err
@@ -227,3 +227,12 @@ def test_a_resume_into_another_runs_folder_is_refused(runs: Path, capsys: pytest
     )
     assert f"{runs}/other already holds a run" in message and "--overwrite" in message
     assert snapshot(runs) == before
+
+
+def test_a_run_resumed_to_train_on_no_longer_vouches_for_its_agent(runs: Path) -> None:
+    """Until the resumed run finishes again its agent.pt changes at every evaluation: its run.json
+    (what the studies take a finished run by) goes when it resumes; its logs and curve stay."""
+    from train import load_training_config, plan_run_files
+
+    cfg = load_training_config(Path("configs/uno_2p_ppo.yaml"), [*TINY[2:], f"log_dir={runs}", "run_name=done"])
+    assert plan_run_files(cfg, runs / "done" / "checkpoint.pt") == [runs / "done" / "run.json"]

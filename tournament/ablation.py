@@ -179,6 +179,12 @@ def _check_replicate(row: Row, rows: list[Row]) -> None:
         )
 
 
+def _minutes(row: dict[str, Any]) -> str:
+    """A row's training minutes; with ``+`` where only those since a resumed update are known."""
+    since = row.get("minutes_from_update", 0)
+    return f"{row['minutes']:.0f}" + (f"+ (from update {since})" if since else "")
+
+
 def _millions(decisions: int, digits: int = 0) -> str:
     """Decisions in millions (``10M``, ``10.0M``); a run under a million by its count (``32,768``)."""
     return f"{decisions / 1e6:.{digits}f}M" if decisions >= 1e6 else f"{decisions:,}"
@@ -260,6 +266,11 @@ def run_study(data: dict[str, Any], console: Console) -> int:
                 console.print("  no finished run here and not trained (train: false): left out")
                 missing.append(row)
                 continue
+            if (row.run_dir / "run.json").is_file():
+                raise RuntimeError(
+                    f"{row.run_dir} holds a finished run of another config (its run.json's config_sha256 is not "
+                    f"this row's): move or delete the folder, or give the row another name; then run the study again"
+                )
             if (row.run_dir / "checkpoint.pt").is_file():
                 raise RuntimeError(
                     f"{row.run_dir} holds an unfinished run (checkpoint.pt, no run.json of this config): it may "
@@ -282,6 +293,8 @@ def run_study(data: dict[str, Any], console: Console) -> int:
                 **measure(config, row, done["agent"], console),
                 "decisions": done["decisions"],
                 "minutes": done["minutes"],
+                # > 0: the run was resumed from a checkpoint that kept no minutes, counted from that update
+                "minutes_from_update": done.get("minutes_from_update", 0),
                 "finished": done["finished"],
                 "opponent": _spec(config.opponent),
                 "seed": config.seed,
@@ -525,7 +538,7 @@ def markdown(
             out.append(
                 f"| {r['label']} | `{r['change']}` | {_millions(r['decisions'], 1)} | {r['obs_values']} | "
                 f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {_delta(r, results)} | "
-                f"{r['minutes']:.0f} | "
+                f"{_minutes(r)} | "
                 f"{'from the data' if r['reused'] == 'report' else 'measured'} |"
             )
         out.append("")

@@ -12,7 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from envs.atomic import json_ready, save_figure, write_atomically
+from envs.atomic import check_file_writable, check_writable, json_ready, save_figure, write_atomically
 from envs.games import game as game_info
 from tournament.tallies import tally_of
 
@@ -176,6 +176,13 @@ def write_rows(folder: Path, stem: str, rows: list[dict[str, Any]], fields: list
     writer.writerows(rows)
     write_atomic(paths[1], out.getvalue())
     return paths
+
+
+def check_study_outputs(report: Path, folder: Path) -> None:
+    """Before a bench's hours of play: its report and data folder can be written (``ValueError``
+    naming ``--report`` or ``--data`` otherwise); nothing is created yet."""
+    check_file_writable(report, "--report")
+    check_writable(folder, "--data", create=False)
 
 
 def publish_study(
