@@ -46,14 +46,26 @@ function cardEl(name, opts = {}) {
 // ---------------------------------------------------------------- setup form
 function selectedGame() { return document.querySelector("input[name=game]:checked").value; }
 
+// The table size the form asks for, within the sizes the server says the game seats
+// (/api/options: [fewest, most]; the trick game's is fixed at four).
+function tableSize(info) {
+  const [fewest, most] = info.players;
+  return Math.max(fewest, Math.min(most, Number($("#players").value) || fewest));
+}
+
+let served = null; // /api/options: the same for the whole visit
+async function gameOptions() { return served || (served = await api("/api/options")); }
+
 async function buildSeats() {
-  const options = await api("/api/options");
+  const options = await gameOptions();
   const game = selectedGame();
   const info = options.games[game];
-  const n = game === "tricks" ? 4 : Math.max(2, Math.min(10, Number($("#players").value) || 2));
-  $("#players-row").hidden = game === "tricks";
-  $("#target-row").hidden = game === "tricks";
-  $("#house-rules-row").hidden = game === "tricks";
+  const n = tableSize(info);
+  $("#players").min = info.players[0];
+  $("#players").max = info.players[1];
+  $("#players-row").hidden = info.players[0] === info.players[1];
+  $("#target-row").hidden = !info.targets; // a game played as a match to a target (classic UNO)
+  $("#house-rules-row").hidden = game !== "uno"; // the checkboxes are classic UNO's house rules
   const seats = $("#seats");
   const previous = [...seats.querySelectorAll("select")].map((s) => s.value);
   seats.innerHTML = "";
@@ -78,9 +90,10 @@ async function buildSeats() {
 async function startGame() {
   $("#setup-error").textContent = "";
   const game = selectedGame();
+  const [fewest, most] = (await gameOptions()).games[game].players;
   const body = {
     game,
-    players: game === "tricks" ? 4 : Number($("#players").value),
+    players: fewest === most ? fewest : Number($("#players").value), // the server refuses a size it cannot seat
     opponents: [...document.querySelectorAll("#seats select")].map((s) => s.value),
     target: Number($("#target").value),
   };
