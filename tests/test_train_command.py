@@ -236,3 +236,31 @@ def test_a_run_resumed_to_train_on_no_longer_vouches_for_its_agent(runs: Path) -
 
     cfg = load_training_config(Path("configs/uno_2p_ppo.yaml"), [*TINY[2:], f"log_dir={runs}", "run_name=done"])
     assert plan_run_files(cfg, runs / "done" / "checkpoint.pt") == [runs / "done" / "run.json"]
+
+
+def test_a_best_response_killed_in_its_final_evaluation_resumes_with_its_curve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its progress file is written with the last checkpoint, before the final evaluation: a
+    stop inside that evaluation loses neither the curve so far nor the minutes."""
+    import train
+
+    args = ["--config", "configs/best_response/uno_2p_first_legal.yaml", f"log_dir={tmp_path}", "run_name=br"]
+    args += [*TINY[2:], "eval_every=1", "eval_games=50"]
+    real, calls = train.evaluate_agent, []
+
+    def killed_in_the_last(cfg, agent, games=None):  # the 3rd evaluation: after update 2, the last
+        calls.append(games)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(cfg, agent, games=games)
+
+    monkeypatch.setattr(train, "evaluate_agent", killed_in_the_last)
+    with pytest.raises(KeyboardInterrupt):
+        main(args)
+    monkeypatch.setattr(train, "evaluate_agent", real)
+    progress = json.loads((tmp_path / "br" / "best_response_progress.json").read_text())
+    assert progress["update"] == 2 and [p["update"] for p in progress["curve"]] == [0, 1]
+    assert main([*args, "--resume", str(tmp_path / "br" / "checkpoint.pt")]) == 0
+    result = json.loads((tmp_path / "br" / "best_response.json").read_text())
+    assert result["complete"] and [p["update"] for p in result["curve"]] == [0, 1, 2]
