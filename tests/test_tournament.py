@@ -150,3 +150,28 @@ def test_wilson_interval_matches_scipy():
 def test_bad_configs_are_refused_with_a_clear_message(overrides, message):
     with pytest.raises(ValueError, match=message):
         load_config(None, overrides)
+
+
+def test_wilson_interval_ends_at_a_clean_sweep():
+    assert wilson(0, 68)[0] == 0.0 and wilson(68, 68)[1] == 1.0
+
+
+def test_a_pair_met_in_several_lineups_counts_every_game_and_a_clean_sweep_is_no_even_split():
+    cfg = config(
+        players=2,
+        policies=["heuristic", "first_legal"],
+        lineups=[["heuristic", "first_legal"], ["first_legal", "heuristic"]],
+        games=800,
+        batch=256,
+    )
+    s = build_schedule(cfg)
+    summary = summarise(cfg, s, run_tournament(cfg, s))
+    h2h, rows = summary["head_to_head"], {r["entrant"]: r for r in summary["entrants"]}
+    i, j = h2h["labels"].index("heuristic"), h2h["labels"].index("first_legal")
+    assert h2h["games"][i][j] == summary["games"] == rows["heuristic"]["games"]  # both lineups, not the last
+    assert h2h["score"][i][j] == pytest.approx(rows["heuristic"]["win_rate"])
+    # heuristic made to win every game: certain, not the p=1 of an even split
+    results = run_tournament(cfg, s)
+    results.winners[:] = s.seat_entrant == i
+    h2h = summarise(cfg, s, results)["head_to_head"]
+    assert h2h["score"][i][j] == 1.0 and h2h["ci_high"][i][j] == 1.0 and h2h["paired_p_value"][i][j] == 0.0

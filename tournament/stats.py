@@ -34,7 +34,10 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return float(centre - half), float(centre + half)
+    # At 0 and n the bounds are exactly 0 and 1 (rounding would leave 3e-18 above a score of 0).
+    low = 0.0 if successes <= 0 else max(0.0, float(centre - half))
+    high = 1.0 if successes >= n else min(1.0, float(centre + half))
+    return low, high
 
 
 def seat_scores(config: TournamentConfig, results: Results) -> np.ndarray:
@@ -104,17 +107,28 @@ def head_to_head(config: TournamentConfig, schedule: Schedule, results: Results)
     score = np.full((k, k), np.nan)
     low, high, p_value = score.copy(), score.copy(), score.copy()
     games = np.zeros((k, k), np.int64)
+    side0_entrant = np.asarray([lineup[0] for lineup in schedule.tables])
+    pairs: dict[tuple[int, int], list[int]] = {}  # every table of a pair, whichever side each sits on
     for t, lineup in enumerate(schedule.tables):
-        a, b = lineup[0], lineup[1]
-        rows = (schedule.table == t) & results.played
+        if lineup[0] != lineup[1]:
+            pairs.setdefault((min(lineup[0], lineup[1]), max(lineup[0], lineup[1])), []).append(t)
+    for (a, b), tables in pairs.items():
+        rows = np.isin(schedule.table, tables) & results.played
         n = int(rows.sum())
         if not n:
             continue
-        s = float(side0_score[rows].sum())
-        per_deal = np.bincount(schedule.deal[rows], weights=side0_score[rows], minlength=schedule.deals)
+        a_first = side0_entrant[schedule.table[rows]] == a
+        a_score = np.where(a_first, side0_score[rows], 1.0 - side0_score[rows])  # a's share of each game
+        s = float(a_score.sum())
+        per_deal = np.bincount(schedule.deal[rows], weights=a_score, minlength=schedule.deals)
         per_count = np.bincount(schedule.deal[rows], minlength=schedule.deals)
         per_deal = per_deal[per_count > 0] / per_count[per_count > 0]
-        p = float(ttest_1samp(per_deal, 0.5).pvalue) if per_deal.size > 1 and per_deal.std() > 0 else 1.0
+        if per_deal.size < 2:
+            p = 1.0
+        elif per_deal.std() > 0:
+            p = float(ttest_1samp(per_deal, 0.5).pvalue)
+        else:  # the same score on every deal: certain unless that score is an even split
+            p = 1.0 if per_deal[0] == 0.5 else 0.0
         for x, y, sx in ((a, b, s), (b, a, n - s)):
             games[x, y] = n
             score[x, y] = sx / n
