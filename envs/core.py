@@ -489,18 +489,20 @@ class BatchedEngine:
         self._require_dealt()
         B = self.num_games
         if type(actions) is np.ndarray and actions.shape == (B,) and actions.dtype == np.int64:
-            return actions  # the common case, as policies return it
+            # the common case, as policies return it; a strided view (a column of a 2-D array)
+            # is copied, as the compiled kernels take contiguous arrays only (else they recompile)
+            return np.ascontiguousarray(actions)
         arr = np.asarray(actions)
         if arr.ndim == 0 and B == 1:
             arr = arr.reshape(1)
         if arr.shape != (B,):
             raise ValueError(f"actions must have shape ({B},): one action per game; got shape {arr.shape}")
         if arr.dtype.kind not in "iu":
-            if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
+            if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0) and np.all(np.abs(arr) < 2**31):
                 arr = arr.astype(np.int64)
             else:
                 raise ValueError(f"actions must be integers (action ids), got dtype {arr.dtype}")
-        return arr.astype(np.int64, copy=False)
+        return np.ascontiguousarray(arr, dtype=np.int64)
 
     def _refuse(self, actions: np.ndarray, i: int) -> None:
         """Raise the error for game ``i``'s action (out of range or illegal); nothing has changed."""

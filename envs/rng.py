@@ -39,10 +39,16 @@ def game_seeds(seed: int | np.ndarray | list[int] | None, num_games: int) -> np.
     if seed is None:
         seed = int(np.random.SeedSequence().entropy) & _MASK64
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-        base = splitmix64(np.array([int(seed) & _MASK64], dtype=np.uint64))
+        if not 0 <= int(seed) <= _MASK64:
+            raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed}")
+        base = splitmix64(np.array([int(seed)], dtype=np.uint64))
         with np.errstate(over="ignore"):
             return splitmix64(base + np.arange(num_games, dtype=np.uint64) * _GOLDEN)
-    seeds = np.array([int(s) & _MASK64 for s in np.asarray(seed).ravel().tolist()], dtype=np.uint64)
+    values = np.asarray(seed).ravel().tolist() if not isinstance(seed, (str, bytes)) else [seed]
+    odd = [s for s in values if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= _MASK64]
+    if odd:
+        raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, or one such integer per game; got {odd[0]!r}")
+    seeds = np.array(values, dtype=np.uint64)
     if seeds.shape != (num_games,):
         raise ValueError(f"seed: expected an int or {num_games} per-game seeds, got {len(seeds)} seeds")
     return seeds

@@ -10,8 +10,11 @@ takes it through :func:`envs.sb3_compat.sb3_vec_env`, a CleanRL-style loop uses 
 Autoreset: ``AutoresetMode.SAME_STEP``. A game that ends in a step is dealt again at once
 (from its own random stream); the step returns ``terminated`` True, the episode's last
 reward, and the first observation and mask of the next game, so a mask read by a sampler
-is never all False. Episodes only terminate (a game always ends), never truncate, so no
-final observation is kept: a terminal state has no decision and no value to bootstrap.
+is never all False. Episodes only terminate, never truncate, so no final observation is
+kept: a terminal state has no decision and no value to bootstrap. The rules set no limit on a
+game's length: a game ends when someone goes out, which play almost always brings about, but
+with ``draw_anytime`` and ``must_play_drawn=False`` players who only ever draw and keep (both
+piles empty: the draw gives nothing) never end it; wrap the env in a time limit for such play.
 
 After ``reset`` and every ``step``, every game waits at its learner's turn: the games whose
 next player is an opponent catch up (:meth:`~envs.core.BatchedEngine.step_games`) while the

@@ -260,8 +260,11 @@ class SeatEnv(PicklesGameByName, gym.Env):
         if illegal_action not in ("lose", "raise"):
             raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
         self.illegal_action = illegal_action
-        if not 0 <= seat < num_players:
-            raise ValueError(f"seat must lie in 0..{num_players - 1}, got {seat}")
+        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < num_players:
+            raise ValueError(f"seat must be an integer in 0..{num_players - 1}, got {seat!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']} (or None)")
+        seat = int(seat)
         others = [s for s in range(num_players) if s != seat]
         if callable(opponent) or isinstance(opponent, (str, Mapping)):
             self.opponents = dict.fromkeys(others, opponent_policy(game, opponent))
@@ -338,9 +341,13 @@ class SeatEnv(PicklesGameByName, gym.Env):
         return self._mask
 
     def action_masks(self) -> np.ndarray:
+        if self._mask is None:
+            raise RuntimeError("reset() must be called before action_masks()")
         return self._mask.astype(bool)
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
+        if self.engine is None:
+            raise RuntimeError("reset() must be called before render()")
         return self.game.render_position(self.engine.position(0), viewer=self.seat, rules=self.rules)

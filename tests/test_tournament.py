@@ -175,3 +175,8 @@ def test_a_pair_met_in_several_lineups_counts_every_game_and_a_clean_sweep_is_no
     results.winners[:] = s.seat_entrant == i
     h2h = summarise(cfg, s, results)["head_to_head"]
     assert h2h["score"][i][j] == 1.0 and h2h["ci_high"][i][j] == 1.0 and h2h["paired_p_value"][i][j] == 0.0
+
+
+def test_permutations_of_a_large_table_are_refused_before_any_game():
+    with pytest.raises(ValueError, match="permutations of 7 seats are 5,040 seatings"):
+        config(players=7, seating="permutations")

@@ -151,8 +151,14 @@ def test_gymnasium_env_seeded_resets_repeat():
 
 
 def test_gym_env_refuses_bad_arguments():
-    with pytest.raises(ValueError, match="seat must lie in 0..1"):
+    with pytest.raises(ValueError, match="seat must be an integer in 0..1, got 2"):
         uno_v0.gym_env(opponent=RandomPolicy(), num_players=2, seat=2)
+    with pytest.raises(ValueError, match="seat must be an integer in 0..1, got 0.5"):
+        uno_v0.gym_env(opponent=RandomPolicy(), num_players=2, seat=0.5)
+    with pytest.raises(ValueError, match=r"render_mode 'human' is not one of \['ansi'\]"):
+        uno_v0.gym_env(opponent=RandomPolicy(), render_mode="human")
+    with pytest.raises(RuntimeError, match=r"reset\(\) must be called before action_masks\(\)"):
+        uno_v0.gym_env(opponent=RandomPolicy()).action_masks()
     with pytest.raises(ValueError, match="one per other seat"):
         uno_v0.gym_env(opponent=[RandomPolicy()], num_players=3)
     with pytest.raises(ValueError, match="unknown uno policy 'nosuch'"):

@@ -202,3 +202,19 @@ def test_missing_keys_are_named():
 def test_positions_of_different_table_sizes_cannot_share_an_engine():
     with pytest.raises(ValueError, match="position 1: num_players 3 differs"):
         engine([position([["R1"], ["Y1"]]), position([["R1"], ["Y1"], ["G1"]])])
+
+
+def test_odd_seeds_and_table_sizes_are_refused_or_taken_by_value() -> None:
+    for seed in (1.5, True, "1", -1, 2**64, [1.5]):
+        with pytest.raises(ValueError, match="seed must be an integer from 0 to 2\\*\\*64 - 1"):
+            UnoEngine(1, 2, UnoRules(), seed=seed)
+    assert UnoEngine(1, np.int64(3), UnoRules(), seed=0).num_players == 3  # a numpy integer is an integer
+
+
+def test_a_strided_action_array_plays_like_a_contiguous_one() -> None:
+    """A column of a 2-D array is copied to the contiguous array the compiled kernels take."""
+    a, b = UnoEngine(4, 2, UnoRules(), seed=3), UnoEngine(4, 2, UnoRules(), seed=3)
+    _, mask = a.reset()
+    b.reset()
+    columns = np.stack([mask.argmax(axis=1)] * 3, axis=1)
+    np.testing.assert_array_equal(a.step(columns[:, 1])[0], b.step(np.ascontiguousarray(columns[:, 1]))[0])

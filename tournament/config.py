@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,11 @@ class TournamentConfig:
             raise ValueError(f"seed must be an integer from 0 to {MAX_SEED:,}, got {self.seed!r}")
         if self.seating not in SEATINGS:
             raise ValueError(f"seating must be one of {', '.join(SEATINGS)}, got {self.seating!r}")
+        if self.seating == "permutations" and isinstance(self.players, int) and self.players > MAX_PERMUTED_SEATS:
+            raise ValueError(
+                f"seating: permutations of {self.players} seats are {math.factorial(self.players):,} seatings, each "
+                f"deal played that many times; permutations go up to {MAX_PERMUTED_SEATS} seats (use rotations)"
+            )
         if self.ratings not in RATINGS:
             raise ValueError(f"ratings must be one of {', '.join(RATINGS)}, got {self.ratings!r}")
         if not isinstance(self.rules, Mapping):
@@ -194,6 +200,9 @@ class TournamentConfig:
             return list(itertools.permutations(range(n)))
         return [tuple((s + r) % n for s in range(n)) for r in range(n)]
 
+
+#: ``seating: permutations`` up to this many seats (720 seatings a deal; 7 would be 5,040).
+MAX_PERMUTED_SEATS = 6
 
 #: The most games one tournament plays, and at once (memory grows with both).
 MAX_GAMES = 100_000_000

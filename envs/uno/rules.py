@@ -176,7 +176,7 @@ class UnoRules(RulesBase):
 
     def check_players(self, num_players: int) -> None:
         """Raise ``ValueError`` unless these rules can be played by ``num_players``."""
-        if isinstance(num_players, bool) or not isinstance(num_players, int):
+        if isinstance(num_players, (bool, np.bool_)) or not isinstance(num_players, (int, np.integer)):
             raise ValueError(f"num_players must be an integer, got {num_players!r}")
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"classic UNO is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {num_players}")

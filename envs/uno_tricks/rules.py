@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from envs.core import RulesBase
 
 NUM_PLAYERS = 4  # partners sit opposite: seats 0 and 2 are team A, 1 and 3 team B
@@ -41,5 +43,9 @@ class TricksRules(RulesBase):
 
     def check_players(self, num_players: int) -> None:
         """The trick game is for exactly four players (two teams of two)."""
-        if num_players != NUM_PLAYERS:
+        if (
+            isinstance(num_players, (bool, np.bool_))
+            or not isinstance(num_players, (int, np.integer))
+            or (num_players != NUM_PLAYERS)
+        ):
             raise ValueError(f"the trick game is for exactly 4 players (two teams of two), got {num_players!r}")
