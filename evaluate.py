@@ -18,6 +18,7 @@ written as JSON, CSV and PNG plots to ``output``.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -110,6 +111,10 @@ def main(argv: list[str] | None = None) -> int:
                 verb = "does" if len(ignored) == 1 else "do"
                 raise ValueError(f"{' and '.join(ignored)} {verb} not apply to a study config ({path}): leave it out")
             study = merge(data, parse_overrides(args.overrides))
+            if args.overrides and "command" not in parse_overrides(args.overrides):
+                # the report names the command that made it: with the overrides it ran with
+                base = study.get("command") or f"python evaluate.py --config {path}"
+                study["command"] = " ".join([base, *map(shlex.quote, args.overrides)])
             if study.get("study") == "exploitability":
                 from tournament.exploitability import run_study
             elif study.get("study") == "ablation":
