@@ -30,6 +30,7 @@ from torch import nn, optim
 from agents.learned import save_checkpoint
 from agents.network import ActorCritic, masked_log_probs
 from agents.registry import make_policy
+from envs.config import seed_arg
 from envs.games import GAMES, game_module
 
 
@@ -115,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=4096)
     parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
     parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_arg, default=0)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     start = time.perf_counter()

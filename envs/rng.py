@@ -44,7 +44,10 @@ def game_seeds(seed: int | np.ndarray | list[int] | None, num_games: int) -> np.
         base = splitmix64(np.array([int(seed)], dtype=np.uint64))
         with np.errstate(over="ignore"):
             return splitmix64(base + np.arange(num_games, dtype=np.uint64) * _GOLDEN)
-    values = np.asarray(seed).ravel().tolist() if not isinstance(seed, (str, bytes)) else [seed]
+    if isinstance(seed, (list, tuple)):  # element by element: np.asarray would make a mixed list floats
+        values = [s.item() if isinstance(s, np.generic) else s for s in seed]
+    else:
+        values = np.asarray(seed).ravel().tolist() if not isinstance(seed, (str, bytes)) else [seed]
     odd = [s for s in values if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= _MASK64]
     if odd:
         raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, or one such integer per game; got {odd[0]!r}")

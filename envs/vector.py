@@ -32,6 +32,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from envs import rng
 from envs.core import IllegalActionError
 from envs.wrappers import BatchedPolicy, PicklesGameByName, make_rules, observation_space, opponent_policy
 
@@ -103,11 +104,11 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
     def reset(self, *, seed: int | Sequence[int] | None = None, options: dict | None = None):
         """Deal every game again. ``seed`` (an int, or one per game) makes the games, the
         seats drawn and seeded opponent policies repeat."""
+        if seed is not None:
+            rng.game_seeds(seed, self.num_envs)  # a seed that is no integer in range, or not one per game, is refused
         super().reset(seed=int(seed) if isinstance(seed, (int, np.integer)) else None)
         if seed is not None and not isinstance(seed, (int, np.integer)):
-            seeds = [int(s) for s in seed]
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"seed: an int or one per game ({self.num_envs}), got {len(seeds)}")
+            seeds = [int(s) for s in np.asarray(seed, dtype=np.uint64).ravel()]
             self._np_random, self._np_random_seed = np.random.default_rng(seeds), seeds[0]
             engine_seed: Any = seeds
         else:

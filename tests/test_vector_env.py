@@ -219,3 +219,10 @@ def test_an_opponent_that_plays_an_illegal_action_leaves_the_env_to_be_reset():
             venv.step(venv.action_masks().argmax(1))
     with pytest.raises(RuntimeError, match="reset"):
         venv.step(np.zeros(8, np.int64))
+
+
+def test_vector_env_refuses_seeds_that_are_no_integers():
+    venv = uno_v0.vector_env(num_envs=2)
+    for seed in ([1.5, 2.5], [True, False], 1.5):
+        with pytest.raises(ValueError, match="seed must be an integer from 0 to 2\\*\\*64 - 1"):
+            venv.reset(seed=seed)

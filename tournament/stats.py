@@ -127,8 +127,8 @@ def head_to_head(config: TournamentConfig, schedule: Schedule, results: Results)
             p = 1.0
         elif per_deal.std() > 0:
             p = float(ttest_1samp(per_deal, 0.5).pvalue)
-        else:  # the same score on every deal: certain unless that score is an even split
-            p = 1.0 if per_deal[0] == 0.5 else 0.0
+        else:  # the same score on every deal: an exact sign test over the deals (none if an even split)
+            p = 1.0 if per_deal[0] == 0.5 else min(1.0, 2.0 ** (1 - per_deal.size))
         for x, y, sx in ((a, b, s), (b, a, n - s)):
             games[x, y] = n
             score[x, y] = sx / n

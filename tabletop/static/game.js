@@ -61,6 +61,7 @@ async function buildSeats() {
   const game = selectedGame();
   const info = options.games[game];
   const n = tableSize(info);
+  if (info.players[0] !== info.players[1]) $("#players").value = n; // the box shows what will be played
   $("#players").min = info.players[0];
   $("#players").max = info.players[1];
   $("#players-row").hidden = info.players[0] === info.players[1];
@@ -90,10 +91,9 @@ async function buildSeats() {
 async function startGame() {
   $("#setup-error").textContent = "";
   const game = selectedGame();
-  const [fewest, most] = (await gameOptions()).games[game].players;
   const body = {
     game,
-    players: fewest === most ? fewest : Number($("#players").value), // the server refuses a size it cannot seat
+    players: tableSize((await gameOptions()).games[game]), // the seats the form shows
     opponents: [...document.querySelectorAll("#seats select")].map((s) => s.value),
     target: Number($("#target").value),
   };
