@@ -105,6 +105,13 @@ class EngineAEC(AECEnv):
     game: ModuleType
     metadata: dict[str, Any]
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy or a pickle keeps the game in progress (``EzPickle`` alone would deal anew)."""
+        return self.__dict__.copy()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
     def __init__(self, num_players: int, rules: Any, render_mode: str | None, options: Mapping[str, Any]) -> None:
         super().__init__()
         self.rules = make_rules(self.game, rules, options)

@@ -231,3 +231,20 @@ def test_the_gymnasium_env_pickles_renders_per_contract_and_never_gives_an_empty
             assert env.action_masks().any()
             obs, _, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
         assert env.action_masks().all() and obs["action_mask"].all()  # ended: any action (ignored by autoreset)
+
+
+def test_an_aec_env_copied_mid_game_goes_on_from_the_same_position():
+    import copy
+    import pickle
+
+    env = uno_v0.env(num_players=3)
+    env.reset(seed=3)
+    for _ in range(5):
+        obs, *_ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert twin.agent_selection == env.agent_selection
+        np.testing.assert_array_equal(twin.last()[0]["observation"], env.last()[0]["observation"])
+        before = env.last()[0]["observation"].copy()
+        twin.step(int(np.flatnonzero(twin.last()[0]["action_mask"])[0]))
+        np.testing.assert_array_equal(env.last()[0]["observation"], before)  # the copy is its own game
