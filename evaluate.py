@@ -138,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(err))
     try:
         summary = run(config, console, backend=args.backend)
+    except RuntimeError as err:  # a game its policies will not end (max_decisions), a lost Ray cluster
+        parser.exit(1, f"{parser.prog}: error: {err}\n")
     finally:
         if started:
             import ray

@@ -14,7 +14,8 @@ is never all False. Episodes only terminate, never truncate, so no final observa
 kept: a terminal state has no decision and no value to bootstrap. The rules set no limit on a
 game's length: a game ends when someone goes out, which play almost always brings about, but
 with ``draw_anytime`` and ``must_play_drawn=False`` players who only ever draw and keep (both
-piles empty: the draw gives nothing) never end it; wrap the env in a time limit for such play.
+piles empty: the draw gives nothing) never end it; wrap the env in a time limit for such play
+(a tournament stops at ``max_decisions``).
 
 After ``reset`` and every ``step``, every game waits at its learner's turn: the games whose
 next player is an opponent catch up (:meth:`~envs.core.BatchedEngine.step_games`) while the

@@ -101,3 +101,26 @@ def test_rlcards_own_rule_agent_plays_like_the_labs_port():
     row = next(line for line in proc.stdout.splitlines() if line.startswith("│ rlcard_uno_rule_v1 │"))
     against_port = float(row.split("│")[3].split()[0])
     assert abs(against_port - 0.5) < 0.05  # 2,000 games: the same rule, RLCard's code and the lab's port
+
+
+def test_a_game_its_policies_never_end_stops_the_tournament_with_an_error():
+    """Drawing and keeping with both piles empty gives nothing: under draw_anytime and
+    must_play_drawn=false, players who always draw then pass never end the game (the rules set
+    no limit), so the tournament stops at max_decisions instead of running forever."""
+    from tournament.config import TournamentConfig
+    from tournament.runner import run_tournament
+    from tournament.schedule import build_schedule
+
+    cfg = TournamentConfig.from_mapping(
+        {
+            "players": 2,
+            "rules": {"draw_anytime": True, "must_play_drawn": False},
+            "policies": [NAME, {"name": NAME, "label": "twin"}],
+            "games": 2,
+            "batch": 2,
+            "ratings": "none",
+            "max_decisions": 3000,
+        }
+    )
+    with pytest.raises(RuntimeError, match="a game has gone 3,000 decisions without an end"):
+        run_tournament(cfg, build_schedule(cfg))

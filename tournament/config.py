@@ -18,6 +18,9 @@
     seed: 0
     output: results/eval      # JSON, CSV and PNG land here
     ratings: openskill        # openskill | none
+    max_decisions: 20000      # a game longer than this stops the tournament with an error: the
+                              # rules set no limit, and policies that only draw and keep under
+                              # draw_anytime never end one (raise it for long matches)
 
 In the trick game an entrant is a *team*: ``{label: mixed, team: [heuristic, greedy]}``
 seats its two policies as partners; a plain policy spec plays both seats of its team.
@@ -66,6 +69,7 @@ class TournamentConfig:
     seed: int = 0
     output: str = "results/eval"
     ratings: str = "openskill"
+    max_decisions: int = 20_000
 
     # ------------------------------------------------------------------ reading
     @classmethod
@@ -87,7 +91,7 @@ class TournamentConfig:
             raise ValueError(
                 f"players: the {self.game} table seats {sizes.start}-{sizes.stop - 1}, got {self.players!r}"
             )
-        for name, most in (("games", MAX_GAMES), ("batch", MAX_BATCH)):
+        for name, most in (("games", MAX_GAMES), ("batch", MAX_BATCH), ("max_decisions", MAX_GAMES)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
                 raise ValueError(f"{name} must be an integer from 1 to {most:,}, got {value!r}")

@@ -136,6 +136,13 @@ def play_shard(
         was_idle = idle.copy()
         obs, mask, _, done = eng.step(actions)
         decisions += 1
+        if decisions.max() > config.max_decisions:
+            raise RuntimeError(
+                f"a game has gone {config.max_decisions:,} decisions without an end (max_decisions): the rules set "
+                "no limit on a game's length, and these policies keep it going (with draw_anytime and "
+                "must_play_drawn=false, players who only draw and keep never end it once both piles are empty); "
+                "stopped instead of running forever. Raise max_decisions for matches that long"
+            )
         if tally.hands:
             hand_points += eng.hand_points
             hands += eng.hand_ended
