@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             prepare_run_files(cfg, stale)
         except (ValueError, OSError) as err:
             parser.error(str(err))
-        return train(cfg, trainer, args.resume if resume is not None else None, resume, collect, console)
+        return train(cfg, trainer, args.resume, resume, collect, console)
     finally:
         if started:
             import ray
