@@ -171,10 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "belief.md")
     parser.add_argument("--data", type=Path, default=ROOT / "docs" / "belief")
     args = parser.parse_args(argv)
-    try:
-        check_study_outputs(args.report, args.data)
-    except ValueError as err:
-        parser.error(str(err))
+    check_study_outputs(parser, args.report, args.data)
     for players in args.players:
         try:
             UnoRules().check_players(players)

@@ -174,10 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "search.md")
     parser.add_argument("--data", type=Path, default=ROOT / "docs" / "search")
     args = parser.parse_args(argv)
-    try:
-        check_study_outputs(args.report, args.data)
-    except ValueError as err:
-        parser.error(str(err))
+    check_study_outputs(parser, args.report, args.data)
     rows = []
     for game, varies, spec in SETTINGS:
         label = spec_label({k: v for k, v in spec.items() if k != "name"} | {"name": "search"})

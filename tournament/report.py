@@ -178,11 +178,14 @@ def write_rows(folder: Path, stem: str, rows: list[dict[str, Any]], fields: list
     return paths
 
 
-def check_study_outputs(report: Path, folder: Path) -> None:
-    """Before a bench's hours of play: its report and data folder can be written (``ValueError``
-    naming ``--report`` or ``--data`` otherwise); nothing is created yet."""
-    check_file_writable(report, "--report")
-    check_writable(folder, "--data", create=False)
+def check_study_outputs(parser: Any, report: Path, folder: Path) -> None:
+    """Before a bench's hours of play: its report and data folder can be written (else the
+    bench's ``parser`` exits naming ``--report`` or ``--data``); nothing is created yet."""
+    try:
+        check_file_writable(report, "--report")
+        check_writable(folder, "--data", create=False)
+    except ValueError as err:
+        parser.error(str(err))
 
 
 def publish_study(
