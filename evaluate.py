@@ -12,7 +12,8 @@ at once, in shards (blocks of deals) whose results merge in a fixed order: the l
 backend runs them here, one after another; ``--backend ray`` runs them on a Ray cluster
 (``pip install -e '.[ray]'``) and gives exactly the same numbers. The leaderboard (win
 rate with a 95% interval, points, Wild Draw Four play, OpenSkill rating) is printed and
-written as JSON, CSV and PNG plots to ``output``.
+written as JSON, CSV and PNG plots to ``output``. A policy whose files were fitted to another
+table (other rules options, another table size) plays, with a note (``notes`` in the JSON).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
+from agents.registry import table_notes
 from envs.atomic import check_writable
 from envs.compiled import COMPILING, kernels_cached, warm_up
 from envs.config import merge, parse_overrides, read_yaml
@@ -44,6 +46,9 @@ def run(config: TournamentConfig, console: Console, label: str = "games", backen
     """Play the tournament with a progress bar (``backend``: local, or ray once connected); its
     summary with timing and how many shards ran."""
     schedule = build_schedule(config)
+    notes = table_notes(config.game, config.policies, config.rules, config.players)
+    for note in notes:  # before the games: a reader of a long run sees it at once
+        console.print(f"[yellow]note[/]: {note}")
     if not kernels_cached(config.game):  # else the bar sits at 0 for a minute and looks frozen
         console.print(COMPILING)
         seconds = warm_up(config.game, config.players, config.rules)  # not counted in the games/s below
@@ -76,6 +81,7 @@ def run(config: TournamentConfig, console: Console, label: str = "games", backen
     summary["seconds"] = seconds
     summary["games_per_second"] = summary["games"] / seconds
     summary["config"] = config.to_dict()
+    summary["notes"] = notes
     return summary
 
 
@@ -146,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
 
             ray.shutdown()
     print_report(summary, console)
+    for note in summary["notes"]:
+        console.print(f"[yellow]note[/]: {note}")
     retried = f", {summary['retries']} retried" if summary["retries"] else ""
     console.print(
         f"{summary['games']:,} games in {summary['seconds']:.1f} s ({summary['games_per_second']:,.0f} games/s, "

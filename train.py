@@ -14,7 +14,10 @@ CleanRL's tags (``charts/episodic_return``, ``charts/SPS``, ``losses/*``) and, e
 ``eval_every`` updates, ``eval/win_rate_vs_<opponent>`` from an ``evaluate.py``
 tournament on duplicate deals. Checkpoints (``checkpoint.pt``, written atomically) resume
 exactly, with the minutes the run has taken (``run.json`` gives the whole run's); one that has
-already trained ``total_steps`` is not resumed (raise ``total_steps`` to train on). The final
+already trained ``total_steps`` is not resumed (raise ``total_steps`` to train on). A resume
+with another config (a raised ``total_steps``, whose learning rate then anneals afresh from the
+resumed update) is recorded in ``run.json``'s ``config_changes``, and its ``config_sha256`` is
+then not the straight run's, so no study takes it for one. The final
 agent (weights only) goes to ``<run>/agent.pt`` or ``export``. Every check comes before
 anything is written: a refused command deletes nothing and creates no folder.
 
@@ -336,6 +339,20 @@ def train(
         + (f"; resumed at update {trainer.update_count}" if resume is not None else "")
         + (f"; experience from {cfg.num_rollout_actors} Ray rollout actors" if collect else "")
     )
+    from agents.registry import table_notes
+
+    specs = [s for s in (cfg.target, *cfg.opponents, *cfg.eval_opponents, cfg.imitation_teacher) if s is not None]
+    for note in table_notes(cfg.game, specs, cfg.rules, cfg.players):
+        console.print(f"[yellow]note[/]: {note}")
+    changed = trainer.config_changes[-1] if trainer.config_changes else None
+    if resume is not None and changed is not None and changed["update"] == trainer.update_count:
+        anneal = "total_steps" in changed["changes"] and cfg.anneal_lr
+        console.print(
+            "resumed with another config than the checkpoint's: "
+            + ", ".join(f"{k} {was!r} -> {now!r}" for k, (was, now) in changed["changes"].items())
+            + " (run.json's config_changes says so: not the straight run of its final config"
+            + ("; the learning rate anneals from here to the new total_steps)" if anneal else ")")
+        )
     if resume is not None and trainer.update_count == updates:  # check_updates_left let only this through
         console.print(
             f"{resumed_from} is the run's last update, its run not finished: no training, only its end "
@@ -353,7 +370,9 @@ def train(
     if cfg.target is not None:
         from agents.best_response import BestResponseRecord
 
-        record = BestResponseRecord(cfg, run_dir, trainer.update_count if resume is not None else None)
+        record = BestResponseRecord(
+            cfg, run_dir, trainer.update_count if resume is not None else None, trainer.config_changes
+        )
         if record.complete:  # its progress file kept the time of every earlier process
             since = 0
     if since:

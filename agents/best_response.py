@@ -45,9 +45,11 @@ def fair_share(cfg: Any) -> float:
     return game_info(cfg.game).fair_share(cfg.players)
 
 
-def config_digest(cfg: Any) -> str:
-    """SHA-256 of what decides a run's result: the config without :data:`PLACE_KEYS`, and the
-    bytes of every checkpoint its policy specs name (a retrained target changes the digest)."""
+def config_digest(cfg: Any, changes: list[dict[str, Any]] | None = None) -> str:
+    """SHA-256 of what decides a run's result: the config without :data:`PLACE_KEYS`, the
+    bytes of every checkpoint its policy specs name (a retrained target changes the digest),
+    and ``changes``, the configs it trained under before (a run resumed with another config,
+    :func:`agents.training_checkpoint.config_changes`: not the straight run of ``cfg``)."""
     data = {k: v for k, v in cfg.to_dict().items() if k not in PLACE_KEYS}
     for key, default in ADDED_KEYS.items():  # at its default, a key added later leaves old digests as they were
         if data.get(key) == default:
@@ -61,7 +63,8 @@ def config_digest(cfg: Any) -> str:
         files[key if not key.startswith("..") else path] = (
             hashlib.sha256(file.read_bytes()).hexdigest() if file.is_file() else "missing"
         )
-    text = json.dumps({"config": data, "checkpoints": files}, sort_keys=True, default=str)
+    whole = {"config": data, "checkpoints": files} | ({"config_changes": changes} if changes else {})
+    text = json.dumps(whole, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -77,10 +80,13 @@ def read_result(run_dir: str | Path) -> dict[str, Any] | None:
 class BestResponseRecord:
     """The curve, the learner's samples and the time of one best-response run."""
 
-    def __init__(self, cfg: Any, run_dir: Path, resumed_at: int | None = None) -> None:
+    def __init__(
+        self, cfg: Any, run_dir: Path, resumed_at: int | None = None, changes: list[dict[str, Any]] | None = None
+    ) -> None:
         self.cfg, self.run_dir = cfg, Path(run_dir)
         self.fair = fair_share(cfg)
-        self.digest = config_digest(cfg)
+        self.changes = list(changes or [])  # the trainer's config_changes
+        self.digest = config_digest(cfg, self.changes)
         self.curve: list[dict[str, Any]] = []
         self.learner_decisions = 0  # samples the learner trained on (its own decisions)
         self.seconds = self.eval_seconds = 0.0  # of earlier processes of this run
@@ -95,12 +101,20 @@ class BestResponseRecord:
             saved = json.loads((self.run_dir / PROGRESS).read_text())
         except (OSError, ValueError):
             saved = None
-        if not saved or saved.get("update") != update or saved.get("config_sha256") != self.digest:
+        if not saved or saved.get("update") != update or saved.get("config_sha256") != self._digest_before(update):
             self.complete = False  # curve, samples and minutes start at the resumed update
             return
         self.curve = [p for p in saved["curve"] if p["update"] <= update]
         self.learner_decisions = int(saved["learner_decisions"])
         self.seconds, self.eval_seconds = float(saved["seconds"]), float(saved["eval_seconds"])
+
+    def _digest_before(self, update: int) -> str:
+        """The digest the run had when it wrote the checkpoint of ``update``: this one's, unless
+        this resume changed the config."""
+        if not self.changes or self.changes[-1]["update"] != update:
+            return self.digest
+        before = self.cfg.to_dict() | {k: was for k, (was, _) in self.changes[-1]["changes"].items()}
+        return config_digest(type(self.cfg).from_mapping(before), self.changes[:-1])
 
     def elapsed(self) -> float:
         return self.seconds + time.perf_counter() - self._clock
@@ -165,6 +179,7 @@ class BestResponseRecord:
             "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "config_sha256": self.digest,
             "config": cfg.to_dict(),
+            "config_changes": self.changes,
             "curve": self.curve,
         }
         write_atomically(self.run_dir / RESULT, json.dumps(json_ready(result), indent=2, allow_nan=False) + "\n")

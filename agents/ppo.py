@@ -160,6 +160,8 @@ class PPOTrainer:
         self.optimizer = optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
         self.update_count = 0
         self.global_step = 0  # decisions of every seat
+        # each resume that changed the config: {"update": u, "changes": {key: [was, now]}}
+        self.config_changes: list[dict[str, Any]] = []
 
     @property
     def pool(self) -> list[Any]:

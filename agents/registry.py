@@ -14,6 +14,7 @@ refuses an unknown name or parameter with the allowed ones, before any game is p
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,71 @@ def files_read(game: str, spec: str | Mapping[str, Any], players: int) -> list[s
         return [str(p) for p in reader(params, game, players)]
     except TypeError as err:  # an outside class's files_read of another shape
         raise ValueError(f"{game} policy {name!r}: files_read(params, game, players) failed: {err}") from None
+
+
+def fitted_table(path: str | Path) -> dict[str, Any] | None:
+    """The rules options and table size a checkpoint (an agent, a belief model) records it was
+    fitted under: ``{"rules": ..., "num_players": ...}`` with what it has, or None (unreadable,
+    or it records neither)."""
+    import torch
+
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception:  # a missing or damaged file: the policy's own loading says what is wrong
+        return None
+    if not isinstance(data, Mapping):
+        return None
+    table = {k: data[k] for k in ("rules", "num_players") if k in data}
+    return table or None
+
+
+def table_notes(game: str, specs: list[str | Mapping[str, Any]], rules: Mapping[str, Any], players: int) -> list[str]:
+    """Where a policy plays another table than its files were fitted to: a checkpoint trained
+    under other rules options (a house rule on or off) or at another table size. Such play is
+    allowed (how an agent transfers is a fair question), but a reader of the results must be
+    told, since the agent never saw that game. One note per policy spec that has any."""
+    rules_cls = game_info(game).engine.Rules
+    table = rules_cls.from_dict(rules).to_dict()
+    fitted: dict[str, dict[str, Any] | None] = {}
+    notes = []
+    for spec in specs:
+        said = []
+        for path in files_read(game, spec, players):
+            if path not in fitted:
+                fitted[path] = fitted_table(path)
+            mismatch = _mismatch(fitted[path], rules_cls, table, players)
+            if mismatch:
+                shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+                said.append(f"{shown} was fitted under {mismatch}")
+        if said:
+            notes.append(f"{spec_label(spec)}: {'; '.join(said)}")
+    return notes
+
+
+def _mismatch(fitted: dict[str, Any] | None, rules_cls: type, table: dict[str, Any], players: int) -> str:
+    """How a checkpoint's :func:`fitted_table` differs from this table ("" where it does not)."""
+    if fitted is None:
+        return ""
+    said = []
+    if isinstance(fitted.get("rules"), Mapping):
+        try:
+            own = rules_cls.from_dict(fitted["rules"]).to_dict()
+        except ValueError:
+            own = None
+            said.append(f"rules this version does not know ({dict(fitted['rules'])})")
+        differ = [k for k in table if own is not None and own[k] != table[k]]
+        if differ:
+            said.append(
+                "rules "
+                + ", ".join(f"{k}={own[k]!r}" for k in differ)
+                + " (this table: "
+                + ", ".join(f"{k}={table[k]!r}" for k in differ)
+                + ")"
+            )
+    seats = fitted.get("num_players")
+    if isinstance(seats, int) and not isinstance(seats, bool) and seats != players:
+        said.append(f"{seats} players (this table: {players})")
+    return " and ".join(said)
 
 
 def split_spec(spec: str | Mapping[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -23,7 +23,9 @@ def write_run_record(
     """Written by ``train.py`` when a run has finished (its agent exported). ``minutes`` are the
     whole run's, over every resumed process; ``minutes_from_update`` > 0 says the time before
     that update is unknown (the run resumed from a checkpoint written before checkpoints kept
-    their minutes), so a reader never takes part of a run's time for all of it."""
+    their minutes), so a reader never takes part of a run's time for all of it. ``config_changes``
+    lists each resume that changed the config (then ``config_sha256`` is not the straight run's
+    of ``config``, so no study reuses the run for it)."""
     from agents.best_response import config_digest
 
     record = {
@@ -39,8 +41,9 @@ def write_run_record(
         "software": software_versions(),
         "agent": str(agent),
         "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "config_sha256": config_digest(cfg),
+        "config_sha256": config_digest(cfg, trainer.config_changes),
         "config": cfg.to_dict(),
+        "config_changes": trainer.config_changes,
     }
     write_atomically(Path(run_dir) / RUN_RECORD, json.dumps(json_ready(record), indent=2, allow_nan=False) + "\n")
     return record

@@ -89,9 +89,14 @@ class SearchPolicy(SeededPolicy):
 
     @classmethod
     def files_read(cls, params: dict[str, Any], game: str, players: int) -> list[str]:
-        """The value network's checkpoint (``shipped``: the shipped agent of the table size)."""
+        """The value network's checkpoint (``shipped``: the shipped agent of the table size) and
+        the files the rollout policy reads (an agent's checkpoint)."""
+        from agents.registry import SEARCH, files_read, split_spec
+
         value = params.get("value", cls.default_value)
-        return [value_file(value, game, players)] if value else []
+        rollout = params.get("rollout", "heuristic")
+        rollout_files = files_read(game, rollout, players) if split_spec(rollout)[0] != SEARCH else []
+        return ([value_file(value, game, players)] if value else []) + rollout_files
 
     def __init__(
         self,
@@ -200,7 +205,7 @@ class SearchPolicy(SeededPolicy):
             while start < rows.size:  # chunks of at most max_rows rollouts (at least one decision)
                 stop = start + max(1, int(np.searchsorted(np.cumsum(per_row[start:]), self.max_rows, "right")))
                 chunk = rows[start:stop]
-                actions[chunk] = self._search(obs[chunk], mask[chunk], prior[chunk])
+                actions[chunk] = self.choose(obs[chunk], mask[chunk], prior[chunk])
                 start = stop
         self.searched += rows.size
         return check_chosen(mask, actions)
@@ -212,9 +217,11 @@ class SearchPolicy(SeededPolicy):
         values[mask] = self._values(np.asarray(obs, np.float32), mask)
         return values
 
-    def _search(self, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    def choose(self, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray) -> np.ndarray:
         """The best action by mean result, where it beats the prior's by ``confidence`` standard
-        errors of the paired (same world) difference; else the prior's choice."""
+        errors of the paired (same world) difference; else the prior's choice. The search of
+        one batch as it is: ``__call__`` adds the prior, the bets it keeps and the chunking by
+        ``max_rows`` (a caller that deals the worlds itself, ``bench/information.py``, calls this)."""
         B, A = mask.shape
         per_world = np.zeros((B, A, self.worlds))
         per_world[mask] = self._results(obs, mask)

@@ -32,6 +32,7 @@ def trainer_state(trainer: Any) -> dict[str, Any]:
             **({"belief": copy.deepcopy(trainer.belief.state_dict())} if trainer.belief is not None else {}),
             "update": trainer.update_count,
             "global_step": trainer.global_step,
+            "config_changes": copy.deepcopy(trainer.config_changes),
             "rng": trainer.rng.bit_generator.state,
             **trainer.collector.pool.state_dict(),
             "engine": {path: _tensor(a) for path, a in games.pop("engine").items()},
@@ -70,6 +71,7 @@ def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoin
     except (RuntimeError, ValueError, KeyError) as err:
         raise ValueError(f"{source}: the saved network or optimiser does not fit ({err})") from None
     trainer.update_count, trainer.global_step = int(tr["update"]), int(tr["global_step"])
+    trainer.config_changes = config_changes(tr, cfg)
     trainer.rng.bit_generator.state = tr["rng"]
     collector = trainer.collector
     collector.pool.load_state_dict(tr, trainer.net)
@@ -86,6 +88,22 @@ def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoin
         }
     )
     torch.set_rng_state(tr["torch_rng"])
+
+
+def config_changes(tr: dict[str, Any], cfg: Any) -> list[dict[str, Any]]:
+    """The checkpoint's record of the configs its run trained under (each resume that changed a
+    key that decides the result, :func:`agents.best_response.config_digest`), and this resume's
+    change if any: a run whose ``total_steps`` was raised on resume, for one, re-anneals its
+    learning rate from there, so it is not the straight run of its final config, and its records
+    must not say so."""
+    from agents.best_response import PLACE_KEYS
+
+    earlier = [dict(c) for c in tr.get("config_changes", []) if isinstance(c, dict)]
+    saved, now = tr["config"], cfg.to_dict()
+    fields = {f.name: f for f in dataclasses.fields(cfg)}
+    changes = {k: [saved.get(k, _default(fields[k])), v] for k, v in now.items() if k not in PLACE_KEYS}
+    changes = {k: pair for k, pair in changes.items() if pair[0] != pair[1]}
+    return earlier + ([{"update": int(tr["update"]), "changes": changes}] if changes else [])
 
 
 def with_minutes(state: dict[str, Any], minutes: float, since_update: int) -> dict[str, Any]:

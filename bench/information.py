@@ -136,7 +136,7 @@ def play(players: int, entrant: Any, games: int, seed: int) -> dict[str, Any]:
             for lo in range(0, choice.size, CHUNK):
                 part = choice[lo : lo + CHUNK]
                 policy.truth = eng.select(part)
-                actions[part] = policy._search(obs[part], mask[part], actions[part])
+                actions[part] = policy.choose(obs[part], mask[part], actions[part])
         elif rows.size:
             actions[rows] = policy(obs[rows], mask[rows])
         obs, mask, _, done = eng.step(actions)

@@ -34,6 +34,26 @@ def test_a_tiny_tournament_runs_through_the_command_line(tmp_path):
     assert csv[0].startswith("entrant,games,wins,win_rate") and len(csv) == 5
     assert (tmp_path / "tournament_win_rates.png").stat().st_size > 1000
     assert not stale.exists()  # four players: no heatmap, and none left over to be taken for this one's
+    assert summary["notes"] == []  # scripted policies read no files fitted to a table
+
+
+def test_a_policy_fitted_to_another_table_plays_with_a_note():
+    """The shipped agents were trained under the default rules: at a stacking table, or the
+    2-player agent at four seats, they play, and the results say so."""
+    from agents.registry import files_read, table_notes
+
+    specs = ["heuristic", "agent:models/uno_4p_ppo.pt", {"name": "agent", "checkpoint": "models/uno_2p_ppo.pt"}]
+    two = "uno_2p_ppo: models/uno_2p_ppo.pt was fitted under 2 players (this table: 4)"
+    assert table_notes("uno", specs, {}, 4) == [two]
+    notes = table_notes("uno", specs, {"stacking": True}, 4)
+    stacking = "rules stacking=False (this table: stacking=True)"
+    assert notes[0] == f"uno_4p_ppo: models/uno_4p_ppo.pt was fitted under {stacking}"
+    assert notes[1].endswith("stacking=False (this table: stacking=True) and 2 players (this table: 4)")
+    search = {"name": "search", "value": "models/uno_4p_ppo.pt", "rollout": "agent:models/uno_2p_ppo.pt"}
+    # the rollout policy's checkpoint is read too: its digest and its table count
+    assert files_read("uno", search, 4) == ["models/uno_4p_ppo.pt", "models/uno_2p_ppo.pt"]
+    assert "models/uno_2p_ppo.pt was fitted under 2 players" in table_notes("uno", [search], {}, 4)[0]
+    assert table_notes("tricks", ["agent:models/tricks_ppo.pt"], {}, 4) == []
 
 
 def test_a_trick_game_tournament_with_match_of_teams(tmp_path):

@@ -264,3 +264,43 @@ def test_a_best_response_killed_in_its_final_evaluation_resumes_with_its_curve(
     assert main([*args, "--resume", str(tmp_path / "br" / "checkpoint.pt")]) == 0
     result = json.loads((tmp_path / "br" / "best_response.json").read_text())
     assert result["complete"] and [p["update"] for p in result["curve"]] == [0, 1, 2]
+
+
+def test_a_run_resumed_with_more_total_steps_records_the_change(runs: Path, capsys: pytest.CaptureFixture) -> None:
+    """Raising total_steps on resume re-anneals the learning rate: the run is no longer the
+    straight run of its final config, and its run.json must not vouch for one (no study may
+    reuse it for a row asking for total_steps=512 from the start)."""
+    from agents.best_response import config_digest
+    from train import load_training_config
+
+    checkpoint = runs / "done" / "checkpoint.pt"
+    assert train(f"log_dir={runs}", "run_name=done", "--resume", str(checkpoint), "total_steps=512") == 0
+    assert "total_steps 256 -> 512" in capsys.readouterr().out
+    record = json.loads((runs / "done" / "run.json").read_text())
+    assert record["config_changes"] == [{"update": 2, "changes": {"total_steps": [256, 512]}}]
+    straight = load_training_config(Path("configs/uno_2p_ppo.yaml"), [*TINY[2:], "total_steps=512"])
+    assert record["config_sha256"] != config_digest(straight)
+    assert load_checkpoint(checkpoint)["trainer"]["config_changes"] == record["config_changes"]
+    # resumed again without a change: the history stays as it was
+    assert train(f"log_dir={runs}", "run_name=done", "--resume", str(checkpoint), "total_steps=768") == 0
+    changes = json.loads((runs / "done" / "run.json").read_text())["config_changes"]
+    assert [c["changes"]["total_steps"] for c in changes] == [[256, 512], [512, 768]]
+
+
+def test_a_straight_run_records_no_changes(finished_run: Path) -> None:
+    from agents.best_response import config_digest
+    from train import load_training_config
+
+    record = json.loads((finished_run / "run.json").read_text())
+    cfg = load_training_config(Path("configs/uno_2p_ppo.yaml"), [*TINY[2:], "run_name=done"])
+    assert record["config_changes"] == [] and record["config_sha256"] == config_digest(cfg)
+
+
+def test_a_best_response_resumed_with_more_total_steps_keeps_its_curve(tmp_path: Path) -> None:
+    args = ["--config", "configs/best_response/uno_2p_first_legal.yaml", f"log_dir={tmp_path}", "run_name=br"]
+    args += [*TINY[2:], "eval_every=1", "eval_games=50"]
+    assert main(args) == 0
+    assert main([*args, "total_steps=384", "--resume", str(tmp_path / "br" / "checkpoint.pt")]) == 0
+    result = json.loads((tmp_path / "br" / "best_response.json").read_text())
+    assert result["complete"] and [p["update"] for p in result["curve"]] == [0, 1, 2, 3]
+    assert result["config_changes"] == [{"update": 2, "changes": {"total_steps": [256, 384]}}]
