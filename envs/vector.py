@@ -24,7 +24,7 @@ others wait untouched. No rule is written here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
@@ -35,7 +35,14 @@ from gymnasium.vector.utils import batch_space
 
 from envs import rng
 from envs.core import IllegalActionError
-from envs.wrappers import BatchedPolicy, PicklesGameByName, make_rules, observation_space, opponent_policy
+from envs.wrappers import (
+    BatchedPolicy,
+    LegalMultiDiscrete,
+    PicklesGameByName,
+    make_rules,
+    observation_space,
+    opponent_policies,
+)
 
 
 class SeatVectorEnv(PicklesGameByName, VectorEnv):
@@ -69,8 +76,14 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
         seat: int | None = 0,
         rules: Any = None,
         illegal_action: str = "raise",
+        render_mode: str | None = None,
         **options: Any,
     ) -> None:
+        if render_mode is not None:
+            raise ValueError(
+                f"render_mode {render_mode!r}: the vector env does not render (render_modes: none); render a "
+                "game with gym_env(render_mode='ansi') or the AEC env"
+            )
         self.game = game
         self.rules = make_rules(game, rules, options)
         self.rules.check_players(num_players)
@@ -82,21 +95,14 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
             raise ValueError(f"seat must lie in 0..{num_players - 1} or be None (random), got {seat}")
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
-        others = num_players - 1
-        if callable(opponent) or isinstance(opponent, (str, Mapping)):
-            policies = [opponent_policy(game, opponent)] * others
-        else:
-            policies = [opponent_policy(game, p) for p in opponent]
-            if len(policies) != others:
-                raise ValueError(f"opponent: one policy, or {others} (one per seat after the learner's)")
-        self.policies = policies  # by offset from the learner's seat, 1..P-1
+        self.policies = opponent_policies(game, opponent, num_players - 1)  # by offset from the learner's seat
         self.num_envs, self.num_players = int(num_envs), num_players
         self.fixed_seat, self.illegal_action = seat, illegal_action
         self.render_mode = None
         self.single_observation_space = observation_space(game, self.rules)
         self.single_action_space = spaces.Discrete(game.NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.action_space = LegalMultiDiscrete(game.NUM_ACTIONS, self.num_envs, self._legal_masks)
         self.engine = None
         self.seat = np.zeros(self.num_envs, np.int64)
         self._ar = np.arange(self.num_envs)
@@ -156,6 +162,10 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
         if self.engine is None:
             raise RuntimeError("reset() must be called before action_masks()")
         return self._mask.astype(bool)
+
+    def _legal_masks(self) -> np.ndarray | None:
+        """What ``action_space.sample()`` draws from: the learner's legal actions (None before reset)."""
+        return None if self.engine is None else self._mask.astype(bool)
 
     def close_extras(self, **kwargs: Any) -> None:
         self.engine = None

@@ -9,6 +9,7 @@ knows a rule.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
@@ -59,6 +60,22 @@ def opponent_policy(game: ModuleType, spec: Any) -> BatchedPolicy:
     raise ValueError(f"opponent: a batched policy or a policy spec by name, got {spec!r}")
 
 
+def opponent_policies(game: ModuleType, opponent: Any, others: int) -> list[BatchedPolicy]:
+    """The batched policies of the seats after the learner's, in seat order from it (the next
+    seat first; at the trick game's table the second is the partner): one policy (or spec) for
+    all of them, or a list of ``others``. The single-seat and the vector envs read it alike."""
+    if callable(opponent) or isinstance(opponent, (str, Mapping)):
+        return [opponent_policy(game, opponent)] * others
+    if not isinstance(opponent, (list, tuple)):
+        raise ValueError(
+            f"opponent: a batched policy, a policy spec, or a list of {others} (one per seat after the "
+            f"learner's), got {opponent!r}"
+        )
+    if len(opponent) != others:
+        raise ValueError(f"opponent: one policy, or {others} (one per seat after the learner's); got {len(opponent)}")
+    return [opponent_policy(game, p) for p in opponent]
+
+
 def action_id(action: Any, num_actions: int, who: str) -> int:
     """An action as the envs take it: a Python or numpy integer (a 0-d integer array too);
     a float, string or bool is refused (``IllegalActionError``) rather than rounded or parsed."""
@@ -86,6 +103,24 @@ class LegalDiscrete(spaces.Discrete):
             if legal is not None and legal.any():
                 mask = legal.astype(np.int8)
         return super().sample(mask=mask, probability=probability)
+
+
+class LegalMultiDiscrete(spaces.MultiDiscrete):
+    """The vector env's batched action space: ``MultiDiscrete([n] * N)`` whose ``sample()``
+    without a mask draws a legal action in every game (Gymnasium's random loop
+    ``envs.step(envs.action_space.sample())`` then plays, as :class:`LegalDiscrete` lets a
+    single env's); sampling with a mask is unchanged."""
+
+    def __init__(self, n: int, num_envs: int, legal_masks: Callable[[], np.ndarray | None]) -> None:
+        super().__init__(np.full(num_envs, n, np.int64))
+        self._legal_masks = legal_masks
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.ndarray:
+        legal = self._legal_masks() if mask is None and probability is None else None
+        if legal is None:
+            return super().sample(mask=mask, probability=probability)
+        draw = self.np_random.random(legal.shape)
+        return np.where(legal, draw, -1.0).argmax(axis=1).astype(self.dtype)
 
 
 class EngineAEC(AECEnv):
@@ -153,6 +188,8 @@ class EngineAEC(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         self._require_reset("observe")
+        if agent not in self._seat:
+            raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
         seat = self._seat[agent]
         if self._cache[0] == seat:
             obs, mask = self._cache[1], self._cache[2]
@@ -181,7 +218,10 @@ class EngineAEC(AECEnv):
                 f"{agent}: action {action} is out of range 0..{self.game.NUM_ACTIONS - 1}; legal here: {legal}"
             )
         self._action[0] = action
-        obs, mask, rewards, done = self.engine.step(self._action)
+        try:
+            obs, mask, rewards, done = self.engine.step(self._action)
+        except IllegalActionError as err:  # the engine's words name its game and seat: say the agent's name
+            raise IllegalActionError(re.sub(r"^game \d+: player \d+", agent, str(err))) from None
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if done[0]:  # every seat's reward arrives when the game ends
@@ -231,8 +271,9 @@ class SeatEnv(PicklesGameByName, gym.Env):
     """One seat of a game; the other seats are played by batched policies.
 
     ``opponent`` is a batched policy ``(obs [k, OBS], mask [k, A]) -> actions [k]`` used
-    for every other seat, or a sequence of them, one per other seat in seat order (a
-    partner too, in a team game); a policy may also be given by its spec, as configs
+    for every other seat, or a list of them, one per seat after the learner's, from the next
+    seat on (:func:`opponent_policies`, as the vector env reads it: at the trick game's table
+    the second is the partner); a policy may also be given by its spec, as configs
     write it: ``"heuristic"`` or ``{"name": "heuristic", "bluff": 0.5}``. A policy with a
     ``seed(int)`` method is reseeded by ``reset(seed=...)``, so seeded episodes repeat. The observation is a dict like
     PettingZoo's; ``action_masks()`` serves maskable learners, and
@@ -244,7 +285,7 @@ class SeatEnv(PicklesGameByName, gym.Env):
     raises :class:`~envs.core.IllegalActionError`. Either way the game state is unchanged.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
     #: ENDED_MASK: once the episode has ended, the mask (``action_masks()`` and the
     #: observation's ``action_mask``) allows every action. There is no move to make, but a
     #: vector env in next-step autoreset mode asks its sampler for one more action (which the
@@ -272,14 +313,8 @@ class SeatEnv(PicklesGameByName, gym.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']} (or None)")
         seat = int(seat)
-        others = [s for s in range(num_players) if s != seat]
-        if callable(opponent) or isinstance(opponent, (str, Mapping)):
-            self.opponents = dict.fromkeys(others, opponent_policy(game, opponent))
-        else:
-            opponent = list(opponent)
-            if len(opponent) != len(others):
-                raise ValueError(f"opponent: one policy, or {len(others)} policies (one per other seat)")
-            self.opponents = dict(zip(others, [opponent_policy(game, p) for p in opponent], strict=True))
+        policies = opponent_policies(game, opponent, num_players - 1)
+        self.opponents = {(seat + k) % num_players: p for k, p in enumerate(policies, 1)}  # by seat
         self.num_players, self.seat = num_players, seat
         self.render_mode = render_mode
         self.observation_space = observation_space(game, self.rules)
@@ -294,10 +329,18 @@ class SeatEnv(PicklesGameByName, gym.Env):
         obs, mask = eng.observe()
         reward, done = 0.0, False
         while not done and eng.current[0] != self.seat:
-            policy = self.opponents[int(eng.current[0])]
-            obs, mask, rewards, d = eng.step(np.asarray(policy(obs, mask), dtype=np.int64))
+            seat = int(eng.current[0])
+            try:
+                obs, mask, rewards, d = eng.step(np.asarray(self.opponents[seat](obs, mask), dtype=np.int64))
+            except IllegalActionError as err:
+                self._over, self._mask = True, None  # half played: only a reset makes it consistent again
+                raise IllegalActionError(
+                    f"the opponent policy of seat {seat} chose an illegal action ({err}); reset() the env"
+                ) from None
             reward += float(rewards[0, self.seat])
             done = bool(d[0])
+        if done:  # the game ended on another seat's move: the view is still this seat's
+            obs, mask = eng.observe(seats=self.seat)
         return obs, mask, reward, done
 
     def _dict(self, obs: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:
@@ -318,6 +361,8 @@ class SeatEnv(PicklesGameByName, gym.Env):
                 break
         self._mask = mask[0]
         self._over = False
+        if self.render_mode == "human":
+            self.render()
         return self._dict(obs, mask), {}
 
     def step(self, action: int):
@@ -330,18 +375,22 @@ class SeatEnv(PicklesGameByName, gym.Env):
             if self.illegal_action == "raise":
                 raise
             self._over = True
-            obs, mask = self.engine.observe()
+            obs, mask = self.engine.observe(seats=self.seat)
             self._mask = np.ones_like(mask[0])
             return self._dict(obs, self._mask[None]), -1.0, True, False, {"illegal_action": str(err)}
         reward = float(rewards[0, self.seat])
         over = bool(done[0])
-        if not over:
+        if over:  # its own move ended the game: its own view of the end, not the next seat's
+            obs, mask = self.engine.observe(seats=self.seat)
+        else:
             obs, mask, more, over = self._play_others()
             reward += more
         if over:  # see ENDED_MASK
             mask = np.ones_like(mask)
         self._mask = mask[0]
         self._over = over
+        if self.render_mode == "human":
+            self.render()
         return self._dict(obs, mask), reward, over, False, {}
 
     def _legal_mask(self) -> np.ndarray | None:
@@ -353,8 +402,14 @@ class SeatEnv(PicklesGameByName, gym.Env):
         return self._mask.astype(bool)
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi":
+        """The table as this seat sees it: returned in ``ansi`` mode; printed in ``human`` mode
+        (Gymnasium's contract: then ``step`` and ``reset`` render by themselves, and this returns None)."""
+        if self.render_mode is None:
             return None
         if self.engine is None:
             raise RuntimeError("reset() must be called before render()")
-        return self.game.render_position(self.engine.position(0), viewer=self.seat, rules=self.rules)
+        text = self.game.render_position(self.engine.position(0), viewer=self.seat, rules=self.rules)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text

@@ -155,12 +155,14 @@ def test_gym_env_refuses_bad_arguments():
         uno_v0.gym_env(opponent=RandomPolicy(), num_players=2, seat=2)
     with pytest.raises(ValueError, match="seat must be an integer in 0..1, got 0.5"):
         uno_v0.gym_env(opponent=RandomPolicy(), num_players=2, seat=0.5)
-    with pytest.raises(ValueError, match=r"render_mode 'human' is not one of \['ansi'\]"):
-        uno_v0.gym_env(opponent=RandomPolicy(), render_mode="human")
+    with pytest.raises(ValueError, match=r"render_mode 'rgb_array' is not one of \['ansi', 'human'\]"):
+        uno_v0.gym_env(opponent=RandomPolicy(), render_mode="rgb_array")
     with pytest.raises(RuntimeError, match=r"reset\(\) must be called before action_masks\(\)"):
         uno_v0.gym_env(opponent=RandomPolicy()).action_masks()
-    with pytest.raises(ValueError, match="one per other seat"):
+    with pytest.raises(ValueError, match="one per seat after the learner's"):
         uno_v0.gym_env(opponent=[RandomPolicy()], num_players=3)
+    with pytest.raises(ValueError, match="a list of 1 .one per seat after the learner's., got None"):
+        uno_v0.gym_env(opponent=None)
     with pytest.raises(ValueError, match="unknown uno policy 'nosuch'"):
         uno_v0.gym_env(opponent="nosuch", num_players=2)
     with pytest.raises(ValueError, match="a batched policy or a policy spec"):
@@ -248,3 +250,67 @@ def test_an_aec_env_copied_mid_game_goes_on_from_the_same_position():
         before = env.last()[0]["observation"].copy()
         twin.step(int(np.flatnonzero(twin.last()[0]["action_mask"])[0]))
         np.testing.assert_array_equal(env.last()[0]["observation"], before)  # the copy is its own game
+
+
+@pytest.mark.parametrize("make, players", [(uno_v0.gym_env, 2), (uno_v0.gym_env, 4)])
+def test_the_last_observation_of_an_episode_is_the_learners_view(make, players):
+    """When another seat's move (or the learner's own) ends the game, the final observation is
+    still the learner's: another seat's would show that seat's hand."""
+    for episode in range(30):
+        env = make("random", num_players=players, seat=1)
+        env.reset(seed=episode)
+        env.action_space.seed(episode)
+        done = False
+        while not done:
+            obs, _, done, _, _ = env.step(env.action_space.sample())
+        mine, _ = env.engine.observe(seats=1)
+        np.testing.assert_array_equal(obs["observation"], mine[0])
+
+
+def test_an_opponent_policys_illegal_action_is_its_fault_and_needs_a_reset():
+    calls = {"n": 0}
+
+    def flaky(obs, mask):  # legal, but illegal on its 3rd call
+        calls["n"] += 1
+        return np.zeros(len(obs), np.int64) if calls["n"] == 3 else mask.argmax(axis=1)
+
+    env = uno_v0.gym_env(flaky)
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="the opponent policy of seat 1 chose an illegal action"):
+        for _ in range(5):
+            env.step(int(np.flatnonzero(env.action_masks())[0]))
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(0)  # never played as seat 1's move
+    env.reset(seed=1)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+
+
+def test_a_list_of_opponents_is_read_from_the_seat_after_the_learners():
+    """gym_env and vector_env read it alike: the first policy plays the next seat."""
+    seen = []
+
+    def named(k):
+        def policy(obs, mask):
+            seen.append(k)
+            return mask.argmax(axis=1)
+
+        return policy
+
+    env = uno_v0.gym_env([named("a"), named("b"), named("c")], num_players=4, seat=2)
+    assert [env.opponents[s].__closure__[0].cell_contents for s in (3, 0, 1)] == ["a", "b", "c"]
+
+
+def test_human_rendering_prints_the_learners_table(capsys):
+    env = uno_v0.gym_env("random", render_mode="human")
+    env.reset(seed=1)
+    assert "P0 to act" in capsys.readouterr().out and env.render() is None
+
+
+def test_the_aec_env_names_the_agent_in_its_errors():
+    env = uno_v0.env()
+    env.reset(seed=0)
+    legal = env.observe(env.agent_selection)["action_mask"]
+    with pytest.raises(IllegalActionError, match=r"^player_0 may not"):
+        env.step(int(np.flatnonzero(legal == 0)[0]))
+    with pytest.raises(ValueError, match="unknown agent 'player_7'; agents: player_0, player_1"):
+        env.observe("player_7")

@@ -226,3 +226,23 @@ def test_vector_env_refuses_seeds_that_are_no_integers():
     for seed in ([1.5, 2.5], [True, False], 1.5):
         with pytest.raises(ValueError, match="seed must be an integer from 0 to 2\\*\\*64 - 1"):
             venv.reset(seed=seed)
+
+
+def test_the_random_loop_plays_legal_actions():
+    """Gymnasium's ``envs.step(envs.action_space.sample())`` draws legal actions in every game."""
+    venv = gym.make_vec("unolab/Uno-v0", num_envs=8)
+    venv.reset(seed=0)
+    venv.action_space.seed(0)
+    for _ in range(300):
+        masks = venv.unwrapped.action_masks() if hasattr(venv, "unwrapped") else venv.action_masks()
+        actions = venv.action_space.sample()
+        assert masks[np.arange(8), actions].all()
+        venv.step(actions)
+    mask = np.zeros(79, np.int8)
+    mask[5] = 1
+    assert (venv.action_space.sample(mask=(mask,) * 8) == 5).all()  # an explicit mask as before
+
+
+def test_the_vector_env_says_it_does_not_render():
+    with pytest.raises(ValueError, match="the vector env does not render"):
+        gym.make_vec("unolab/Uno-v0", num_envs=2, render_mode="ansi")
