@@ -46,7 +46,7 @@ def run(config: TournamentConfig, console: Console, label: str = "games", backen
     """Play the tournament with a progress bar (``backend``: local, or ray once connected); its
     summary with timing and how many shards ran."""
     schedule = build_schedule(config)
-    notes = table_notes(config.game, config.policies, config.rules, config.players)
+    notes = table_notes(config.game, schedule.policy_specs, config.rules, config.players)  # a team's members
     for note in notes:  # before the games: a reader of a long run sees it at once
         console.print(f"[yellow]note[/]: {note}")
     if not kernels_cached(config.game):  # else the bar sits at 0 for a minute and looks frozen

@@ -136,7 +136,7 @@ def table_notes(game: str, specs: list[str | Mapping[str, Any]], rules: Mapping[
                 said.append(f"{shown} was fitted under {mismatch}")
         if said:
             notes.append(f"{spec_label(spec)}: {'; '.join(said)}")
-    return notes
+    return list(dict.fromkeys(notes))  # a spec met twice (both seats of a team) is noted once
 
 
 def _mismatch(fitted: dict[str, Any] | None, rules_cls: type, table: dict[str, Any], players: int) -> str:

@@ -56,6 +56,20 @@ def test_a_policy_fitted_to_another_table_plays_with_a_note():
     assert table_notes("tricks", ["agent:models/tricks_ppo.pt"], {}, 4) == []
 
 
+def test_a_team_of_an_agent_and_a_scripted_partner_plays_with_notes(tmp_path):
+    team = "{team: [heuristic, agent:models/tricks_ppo.pt], label: mixed}"
+    proc = evaluate(
+        "game=tricks",
+        "games=32",
+        "batch=32",
+        f"policies=[heuristic, {team}]",
+        "rules.exchange_returns=two",
+        "--no-files",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "note: tricks_ppo: models/tricks_ppo.pt was fitted under rules exchange_returns=" in proc.stdout
+
+
 def test_a_trick_game_tournament_with_match_of_teams(tmp_path):
     cfg = tmp_path / "tricks.yaml"
     cfg.write_text(
