@@ -65,7 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--target", type=int, default=None, help="classic UNO: the match's target score (default 500; 200, 300, ...)"
     )
     parser.add_argument("--seed", type=seed_arg, default=None, help="deal seed (default: a new one each time)")
-    parser.add_argument("--record", type=Path, default=None, help="save each finished game's record here")
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        help="save each finished game's record: FILE, then FILE-2, FILE-3... for the next games",
+    )
     parser.add_argument("--web", action="store_true", help="serve the web page instead of the terminal game")
     parser.add_argument("--host", default="127.0.0.1", help="the address the web server listens on")
     parser.add_argument(
@@ -108,13 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
         return 0
 
-    import secrets
-
     from tabletop.session import TableSession
     from tabletop.terminal import TerminalGame
 
     _refuse_flags(args, parser, "the terminal game", GAME_FLAGS)
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     rules = session_options(args, parser)
     try:
         if args.record is not None:
@@ -126,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seat=args.seat,
             rules=rules,
             target=500 if args.target is None else args.target,
-            seed=seed,
+            seed=args.seed,  # None: a fresh deal, and later ones no record foretells
         )
     except (ValueError, MoveError) as err:
         parser.error(str(err))

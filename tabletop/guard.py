@@ -119,3 +119,15 @@ def guards(allowed_hosts: Iterable[str] | None = None, max_body: int = MAX_BODY)
         Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
         Middleware(RequestGuard, max_body=max_body),
     ]
+
+
+async def json_object(request: Any) -> dict[str, Any]:
+    """A request's body as a JSON object, or ``ValueError`` saying it must be one (bad JSON,
+    bad UTF-8, nesting too deep for the parser, or another JSON value)."""
+    try:
+        data = await request.json()
+    except (ValueError, UnicodeDecodeError, RecursionError):  # JSONDecodeError is a ValueError
+        raise ValueError("the request body must be a JSON object") from None
+    if not isinstance(data, dict):
+        raise ValueError("the request body must be a JSON object")
+    return data

@@ -39,7 +39,7 @@ WORD_MOVES = {
 PHASE_TASKS = {
     "uno": {
         "play": "play a card",
-        "drawn": "play the card you drew or keep it (pass)",
+        "drawn": "play the card you drew (or keep it with pass, where the rules let you)",
         "challenge": "challenge or accept the Wild Draw Four played on you",
         "uno": "declare UNO (uno) or stay silent",
         "colour": "name the colour of the starting Wild",
@@ -138,6 +138,10 @@ def _forms(game: str, action: str) -> set[str]:
     return forms
 
 
+#: The trick game's phases whose question a number answers: "2" there is ``draw 2`` / ``return 2``, not key 2.
+COUNTED = {"draw": "draw", "return": "return"}
+
+
 def describe(moves: Sequence[Move]) -> str:
     """``1 R7, 2 W (+colour), 3 draw``: the list a prompt shows."""
     return ", ".join(f"{m.key} {m.label}" + (" (+colour)" if m.needs_colour else "") for m in moves)
@@ -150,12 +154,21 @@ def parse_move(
 
     Accepted: a key from the list (``3``), an action name (``play R7``), the card
     notation (``R7``, ``W G``, ``W+4 blue``; a Wild alone asks for the colour), a word
-    (``draw``) or its first letter, and in the trick game ``7 +2`` or ``lay 7``.
+    (``draw``) or its first letter, and in the trick game ``7 +2`` or ``lay 7``; where the
+    trick game asks how many cards to draw or which number to put back, a number is that
+    answer (:data:`COUNTED`), not a key.
     """
     typed = " ".join(text.split())
     if not typed:
         raise MoveError(f"type a move: {describe(moves)}")
     by_key = {m.key: m for m in moves}
+    if game == "tricks" and typed.isdigit() and phase in COUNTED:  # "how many do you draw?" "2": 2, not key 2
+        answer = f"{COUNTED[phase]} {int(typed)}"
+        if any(answer in m.actions for m in moves):
+            return answer
+        raise MoveError(
+            f"{answer!r} is not a legal move here (a number answers the question); legal: {describe(moves)}"
+        )
     if typed.isdigit():
         if typed not in by_key:
             raise MoveError(f"no move has key {typed}; keys 1-{len(moves)}: {describe(moves)}")

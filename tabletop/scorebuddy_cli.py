@@ -27,7 +27,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from envs.atomic import check_file_writable
+from envs.atomic import check_file_writable, write_atomically
 from envs.cards import card_type
 from tabletop.scorebuddy import DEFAULT_TARGET, TARGET_PRESETS, VARIANTS, ScoreBook, hand_value
 
@@ -42,7 +42,7 @@ def points_of(tokens: Sequence[str]) -> int:
     """Sum of quick tokens: numbers (``+20``, ``7``) and card names (``W``, ``GS``) by their value."""
     if not tokens:
         raise ValueError("give the points: numbers such as +20 +50 7, or card names such as R7 GS W")
-    total = 0
+    total, cards = 0, []
     for token in tokens:
         if re.fullmatch(r"\+?\d+", token):
             total += int(token)
@@ -53,8 +53,8 @@ def points_of(tokens: Sequence[str]) -> int:
                 raise ValueError(
                     f"{token!r} is neither a number (7, +20) nor a card (R7, GS, BR, Y+2, W, W+4)"
                 ) from None
-            total += hand_value([token])
-    return total
+            cards.append(token)
+    return total + (hand_value(cards) if cards else 0)  # the cards together: no more copies than the deck has
 
 
 def _split_name(book: ScoreBook, text: str) -> tuple[str, str]:
@@ -177,14 +177,20 @@ def run_terminal(
                 if command == "help":
                     console.print(HELP, markup=False)
                     continue
-                if command == "calc" and rest.strip():
+                if command == "calc":
+                    if not rest.strip():
+                        raise ValueError("calc needs the cards: calc R7 GS W")
                     console.print(f"{rest.strip()} = {hand_value(rest)} points")
                     continue
                 if command == "csv":
                     if not rest.strip():
                         raise ValueError("csv needs a file name: csv scores.csv")
-                    Path(rest.strip()).write_text(book.to_csv(), encoding="utf-8", newline="")
-                    console.print(f"wrote {len(book.hands)} hands to {rest.strip()}")
+                    out = Path(rest.strip())
+                    if out.resolve() == store_path.resolve():
+                        raise ValueError(f"{out} is the score book itself; give the CSV another name")
+                    check_file_writable(out, "csv")
+                    write_atomically(out, book.to_csv())
+                    console.print(f"wrote {len(book.hands)} hands to {out}")
                     continue
                 if command == "undo" and not rest:
                     book.undo()

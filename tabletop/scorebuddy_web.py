@@ -20,7 +20,6 @@ same-origin ``application/json``, see :mod:`tabletop.guard`)::
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from tabletop.guard import error_response, guards, shown
+from tabletop.guard import error_response, guards, json_object, shown
 from tabletop.scorebuddy import DEFAULT_TARGET, QUICK_KEYS, TARGET_PRESETS, VARIANTS, ScoreBook, hand_value
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -64,21 +63,12 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
     def load() -> ScoreBook | None:
         return ScoreBook.load(store_path) if store_path.exists() else None
 
-    async def body(request: Request) -> dict[str, Any]:
-        try:
-            data = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise ValueError("the request body must be a JSON object") from None
-        if not isinstance(data, dict):
-            raise ValueError("the request body must be a JSON object")
-        return data
-
     def change(action: Callable[[ScoreBook, dict[str, Any]], None]) -> Callable[[Request], Any]:
         """An endpoint that reads the book, applies ``action`` and saves it before answering."""
 
         async def endpoint(request: Request) -> Response:
             try:
-                data = await body(request)
+                data = await json_object(request)
                 book = load()
                 if book is None:
                     return error_response("no table yet: set up the players first (api/setup)", 409)
@@ -103,7 +93,7 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
 
     async def setup(request: Request) -> Response:
         try:
-            data = await body(request)
+            data = await json_object(request)
             book = ScoreBook(data.get("players"), data.get("target", DEFAULT_TARGET), data.get("variant", "standard"))
         except ValueError as err:
             return error_response(str(err))
@@ -124,7 +114,7 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
 
     async def value(request: Request) -> Response:
         try:
-            cards = (await body(request)).get("cards", "")
+            cards = (await json_object(request)).get("cards", "")
             if not isinstance(cards, (str, list)):
                 raise ValueError(f"cards are a string such as 'R7 GS W+4' or a list of card names, got {shown(cards)}")
             return JSONResponse({"value": hand_value(cards)})

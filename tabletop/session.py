@@ -13,6 +13,7 @@ one game and the session keeps a tally of deals won per team.
 
 from __future__ import annotations
 
+import secrets
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -114,10 +115,13 @@ class TableSession:
         seat: int = 0,
         rules: Mapping[str, Any] | None = None,
         target: int = 500,
-        seed: int = 0,
+        seed: int | None = 0,
         names: Sequence[str] | None = None,
         position: Mapping[str, Any] | None = None,
     ) -> None:
+        secret = seed is None  # no seed: the deals follow from none that a record shows (below)
+        if seed is None:
+            seed = secrets.randbelow(2**31)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SEED:
             raise ValueError(f"seed must be an integer from 0 to {MAX_SEED:,}, got {seed!r}")
         self.game = game
@@ -164,8 +168,12 @@ class TableSession:
         self.history: list[Event] = []
         self._deal_due = True  # a hand was dealt and not yet announced (its first card's effect)
         # The next game's seed: drawn from the session's own generator, not continued from the
-        # engine's stream, whose seed and counter the finished game's record shows.
-        self._next_seeds = np.random.default_rng([int(seed) % 2**64, 0x7AB1E])
+        # engine's stream, whose seed and counter the finished game's record shows. That record
+        # gives the session's seed away (the engine's seeding can be undone), so a session
+        # without a given seed also mixes in a secret: its record tells nothing of the next
+        # deal. A given seed replays the whole session, every deal following from it.
+        key = [int(seed) % 2**64, 0x7AB1E] + ([secrets.randbits(64)] if secret else [])
+        self._next_seeds = np.random.default_rng(key)
         self._start_record()
 
     # ------------------------------------------------------------------ state
@@ -443,7 +451,8 @@ class TableSession:
         if self.game == "uno":
             for s in winners:
                 self.tally.wins[self.names[s]] = self.tally.wins.get(self.names[s], 0) + 1
-            return {"winners": winners, "names": [self.names[s] for s in winners], "scores": scores}
+            names = [self.names[s] for s in winners]
+            return {"winners": winners, "names": names, "scores": scores, "match": bool(self.rules.match)}
         teams = sorted({TEAM_NAMES[team_of(s)] for s in winners})
         points = {"A": scores[0], "B": scores[1]}
         for team in teams:

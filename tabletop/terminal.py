@@ -89,14 +89,19 @@ def phase_prompt(view: dict[str, Any]) -> str:
         if phase == "colour":
             return "The starting card is a Wild: name its colour (R, Y, G, B)"
         if phase == "drawn":
-            return f"You drew {view['drawn_card']}: play it or keep it"
+            keep = any("pass" in m["actions"] for m in view.get("moves", []))
+            return f"You drew {view['drawn_card']}: " + ("play it or keep it (pass)" if keep else "play it")
+        if phase == "swap" and view.get("swap_seats"):
+            names = [p["name"] for p in view["players"]]
+            seats = ", ".join(f"{k} = {names[s]}" for k, s in view["swap_seats"].items())
+            return f"You played a 7: choose whom to swap hands with ({seats})"
         if view["pending_draw"]:
             return f"A Draw Two stack of {view['pending_draw']} waits: stack a Draw Two or draw"
         return "Your move"
     if phase == "draw":
-        return f"How many number cards do you draw? (0-{view['draw_limit']})"
+        return f"How many number cards do you draw? (type 0-{view['draw_limit']})"
     if phase == "return":
-        return f"Put a number card back under the pile ({view['returns_left']} to go)"
+        return f"Put a number card back under the pile: type its number ({view['returns_left']} to go)"
     if phase == "swap":
         return "Reverse: swap your table card with another seat's, or keep"
     return "Lay a number card (with a special if you like)"
@@ -116,6 +121,7 @@ class TerminalGame:
         self.input = input_fn
         self.console = console or Console()
         self.record_path = record_path
+        self._recorded = 0  # games whose record --record has saved
 
     def show_events(self, events: list[Event]) -> None:
         for event in events:
@@ -143,7 +149,8 @@ class TerminalGame:
     def show_game_over(self, event: Event) -> None:
         info = event.game_over or {}
         if self.session.game == "uno":
-            self.console.print(Text(f"Match over: {', '.join(info['names'])} won", style="bold green"))
+            over = "Match over" if info.get("match") else "Game over"
+            self.console.print(Text(f"{over}: {', '.join(info['names'])} won", style="bold green"))
         else:
             pts = info["points"]
             teams = " and ".join(info["teams"])
@@ -213,8 +220,13 @@ class TerminalGame:
             except MoveError as err:
                 self.console.print(Text(str(err), style="red"))
 
+    def numbered_record(self) -> Path:
+        """Where ``--record`` keeps this game: FILE for the first, FILE-2, FILE-3... for the next."""
+        path, games = self.record_path, self.session.tally.games
+        return path if games <= 1 else path.with_name(f"{path.stem}-{games}{path.suffix}")
+
     def save(self, name: str) -> None:
-        path = Path(name) if name else (self.record_path or Path("game.jsonl"))
+        path = Path(name) if name else (self.numbered_record() if self.record_path else Path("game.jsonl"))
         try:
             self.session.save_record(path)
         except ValueError as err:  # the game is still in play
@@ -231,7 +243,8 @@ class TerminalGame:
         self.show_events(self.session.advance())
         while True:
             if self.session.over:
-                if self.record_path:
+                if self.record_path and self._recorded != self.session.tally.games:  # once per game
+                    self._recorded = self.session.tally.games
                     self.save("")
                 answer = self.ask("Enter: next game · save FILE · quit > ")
                 if answer is None or answer.strip().lower() in ("q", "quit", "exit"):

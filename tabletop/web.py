@@ -39,7 +39,7 @@ from starlette.staticfiles import StaticFiles
 from agents.registry import AGENT, SEARCH, policy_table
 from envs.games import GAMES
 from envs.games import game as game_info
-from tabletop.guard import error_response, guards, shown
+from tabletop.guard import error_response, guards, json_object, shown
 from tabletop.moves import MoveError
 from tabletop.scorebuddy_web import scorebuddy_routes
 from tabletop.session import TableSession
@@ -87,16 +87,6 @@ class Tables:
         self.by_id.move_to_end(table_id)
         self.touched[table_id] = self.clock()
         return self.by_id[table_id]
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    try:
-        data = await request.json()
-    except ValueError:
-        raise ValueError("the request body must be a JSON object") from None
-    if not isinstance(data, dict):
-        raise ValueError("the request body must be a JSON object")
-    return data
 
 
 def offered(game: str) -> list[str]:
@@ -151,7 +141,7 @@ def create_app(store_path: Path = Path("scorebuddy.json"), allowed_hosts: Iterab
 
     async def new(request: Request) -> Response:
         try:
-            data = await _body(request)
+            data = await json_object(request)
             unknown = set(data) - {"game", "players", "opponents", "target", "seed", "rules", "seat"}
             if unknown:
                 raise ValueError(
@@ -172,7 +162,7 @@ def create_app(store_path: Path = Path("scorebuddy.json"), allowed_hosts: Iterab
                 seat=int(_int(data, "seat", 0)),
                 rules=rules,
                 target=int(_int(data, "target", 500)),
-                seed=seed if seed is not None else secrets.randbelow(2**31),
+                seed=seed,  # None: a fresh deal, and later ones no record foretells
             )
             table_id = tables.add(session)
         except (ValueError, TypeError, OverflowError, MoveError) as err:
@@ -191,7 +181,7 @@ def create_app(store_path: Path = Path("scorebuddy.json"), allowed_hosts: Iterab
 
     async def move(request: Request) -> Response:
         try:
-            data = await _body(request)
+            data = await json_object(request)
             session = tables.get(data.get("id"))
         except ValueError as err:
             return error_response(str(err))
@@ -208,7 +198,7 @@ def create_app(store_path: Path = Path("scorebuddy.json"), allowed_hosts: Iterab
 
     async def next_game(request: Request) -> Response:
         try:
-            data = await _body(request)
+            data = await json_object(request)
             session = tables.get(data.get("id"))
             events = session.next_game()
         except (ValueError, MoveError) as err:

@@ -133,6 +133,13 @@ def test_typed_trick_game_moves() -> None:
     assert parse_move("tricks", "k", draws) == "keep"
     with pytest.raises(MoveError, match="not a legal move"):
         parse_move("tricks", "draw 4", draws)
+    # where the question is "how many?" or "which number?", a number answers it (not a key)
+    assert parse_move("tricks", "2", draws, phase="draw") == "draw 2"
+    assert parse_move("tricks", "2", draws, phase="lay") == "draw 1"  # elsewhere key 2
+    back = list_moves("tricks", ["return 3", "return 7", "return 8"])
+    assert parse_move("tricks", "7", back, phase="return") == "return 7"
+    with pytest.raises(MoveError, match="'return 2' is not a legal move here"):
+        parse_move("tricks", "2", back, phase="return")  # no 2 to put back: refused, not key 2
 
 
 # ---------------------------------------------------------------- the person's moves in a game
@@ -289,6 +296,26 @@ def test_terminal_plays_a_whole_match_and_saves_it(tmp_path: Any) -> None:
     assert verify(GameRecord.load(record)).done
 
 
+def test_terminal_record_keeps_every_game_of_the_session(tmp_path: Any) -> None:
+    """--record saves each game once, to its own file: game.jsonl, game-2.jsonl, ... A single
+    game (no match) ends with "Game over", not "Match over"."""
+    session = TableSession("uno", 2, ["random"], seed=6, rules={"match": False})
+    record = tmp_path / "game.jsonl"
+    between = iter(["", f"save {tmp_path / 'mine.jsonl'}", "quit"])  # at the end of a game
+
+    def answer(prompt: str) -> str:
+        return next(between) if prompt.startswith("Enter: next game") else "1"
+
+    out = io.StringIO()
+    TerminalGame(session, input_fn=answer, console=Console(file=out, width=200), record_path=record).run()
+    text = out.getvalue()
+    assert "Game over" in text and "Match over" not in text
+    first, second = GameRecord.load(record), GameRecord.load(tmp_path / "game-2.jsonl")
+    assert verify(first).done and verify(second).done and first.start != second.start
+    assert text.count(f"saved to {tmp_path / 'game-2.jsonl'}") == 1  # once, not again after save FILE
+    assert verify(GameRecord.load(tmp_path / "mine.jsonl")).done
+
+
 def test_terminal_trick_game() -> None:
     session = TableSession("tricks", 4, ["heuristic"], seed=1)
     text = run_terminal(session, ["1"] * 200)
@@ -326,6 +353,7 @@ def test_seven_zero_swaps_are_told_and_offered_by_seat() -> None:
     event = session.act("play R7")[0]
     assert event.text == "You played R7" and session.view()["phase"] == "swap"
     assert session.view()["swap_seats"] == {"swap 1": 1, "swap 2": 2}
+    assert phase_prompt(session.view()).endswith("(swap 1 = P1 random, swap 2 = P2 random)")
     event = session.act("swap 1")[0]
     assert event.text == "You swapped hands with P1 random (your hand now: Y1 Y2)"
     with pytest.raises(MoveError, match="'swap' is a move, but not now: it follows your own 7"):
@@ -380,3 +408,31 @@ def test_play_py_refuses_bad_values_by_name_before_the_game(tmp_path: Any, capsy
             main(argv)
         assert message in capsys.readouterr().err, argv
     assert book.read_text() == "[1, 2]"  # a damaged book is left as it was
+
+
+def test_a_session_without_a_seed_deals_its_next_game_from_a_secret(monkeypatch: Any) -> None:
+    """A finished game's record gives the session's seed away (the engine's seeding can be
+    undone): without a given seed, the next deal must not follow from it. Two sessions whose
+    first games share a seed deal different second games; with a given seed they replay."""
+    import secrets
+
+    def second_deal(seed: int | None) -> list[str]:
+        session = TableSession("uno", 2, ["random"], seed=seed, rules={"match": False})
+        session.advance()
+        while not session.over:
+            session.act(session.legal_actions()[0])
+        session.next_game()
+        return session.view()["hand"]
+
+    monkeypatch.setattr(secrets, "randbelow", lambda n: 7)  # the first seed, as a record would show it
+    assert second_deal(None) != second_deal(None)
+    assert second_deal(7) == second_deal(7)
+
+
+def test_the_drawn_card_prompt_offers_keeping_it_only_where_the_rules_do() -> None:
+    for rules, prompt in (({}, "You drew R9: play it"), ({"must_play_drawn": False}, "or keep it (pass)")):
+        pos = position([["G1", "G2"], ["Y1", "Y2"]], top="R5", draw=["R9"])
+        session = TableSession("uno", 2, ["random"], position=pos, rules={**rules, "match": False})
+        session.act("draw")
+        assert session.view()["phase"] == "drawn"
+        assert phase_prompt(session.view()).endswith(prompt)

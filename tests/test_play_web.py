@@ -83,6 +83,15 @@ def test_unknown_table_and_bad_bodies(client: TestClient) -> None:
     assert res.status_code == 400 and "still being played" in res.json()["error"]
 
 
+@pytest.mark.parametrize(
+    "path", ["/api/new", "/api/move", "/api/next", "/score/api/setup", "/score/api/hand", "/score/api/hand-value"]
+)
+def test_json_nested_too_deep_for_the_parser_is_a_bad_request(client: TestClient, path: str) -> None:
+    """20 KB of brackets is under the size limit but past Python's recursion limit: a 400."""
+    res = client.post(path, content=b"[" * 20_000, headers={"content-type": "application/json"})
+    assert res.status_code == 400 and res.json()["error"] == "the request body must be a JSON object"
+
+
 def test_a_whole_match_through_the_api_and_its_record(client: TestClient) -> None:
     data = new_table(client, target=1)
     table, view = data["id"], data["view"]

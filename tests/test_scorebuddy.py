@@ -287,6 +287,15 @@ def test_points_of_tokens():
     assert points_of(["W", "gs", "R7"]) == 77
     with pytest.raises(ValueError, match="neither a number"):
         points_of(["-5"])
+    with pytest.raises(ValueError, match="the deck has 4"):  # the cards together, as calc counts them
+        points_of(["+20", *["W"] * 5])
+
+
+def test_the_csv_command_never_overwrites_the_score_book(tmp_path):
+    store = tmp_path / "scores.json"
+    out = terminal(store, ["Anna, Bo", "200", "", "anna 20", f"csv {store}", "calc", "quit"])
+    assert "is the score book itself" in out and "calc needs the cards" in out
+    assert ScoreBook.load(store).totals() == {"Anna": 20, "Bo": 0}
 
 
 def test_terminal_standard_session(tmp_path):

@@ -173,7 +173,7 @@ function showHandOver(e) {
 function showGameOver(e) {
   const info = e.game_over;
   let text;
-  if (e.view.game === "uno") text = `Match over: ${info.names.join(" and ")} won (${info.scores.join(" · ")})`;
+  if (e.view.game === "uno") text = `${info.match ? "Match" : "Game"} over: ${info.names.join(" and ")} won (${info.scores.join(" · ")})`;
   else text = `Game over: team A ${info.points.A}, team B ${info.points.B}. Team ${info.teams.join(" and ")} wins`;
   $("#game-over-text").textContent = text;
   $("#game-over").hidden = false;
@@ -270,7 +270,10 @@ function promptText() {
       return `${view.players[view.challenge_from].name} played a Wild Draw Four on you: challenge or accept${stack ? ", or stack your own" : ""}?`;
     }
     if (phase === "swap") return "You played a 7: choose whom to swap hands with";
-    if (phase === "drawn") return `You drew ${view.drawn_card}: play it or keep it`;
+    if (phase === "drawn") {
+      const keep = view.moves.some((m) => m.actions.includes("pass"));
+      return `You drew ${view.drawn_card}: ${keep ? "play it or keep it" : "play it"}`;
+    }
     if (phase === "colour") return "Name the colour of the starting Wild";
     // Name only the kinds of moves that are legal now (the server's list of moves says which).
     const plays = view.moves.some((m) => m.actions.some((a) => a.startsWith("play ")));
