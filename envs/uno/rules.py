@@ -83,7 +83,7 @@ class UnoRules(RulesBase):
             pending draw on (house rule, off by default).
         stack_wild_draw_four: with ``stacking``, a Wild Draw Four may also answer a Draw
             Two or a Wild Draw Four, adding 4 to the pending draw (house rule, off by
-            default; RULES.md's stacking leaves the Wild Draw Four out). A stacked Wild Draw
+            default; the stacking of docs/uno.md leaves the Wild Draw Four out). A stacked Wild Draw
             Four cannot be challenged: facing a pending draw, no card of the colour could
             have been played instead, so it is no bluff.
         seven_zero: playing a 7 swaps hands with a player of your choice, playing a 0
@@ -128,6 +128,10 @@ class UnoRules(RulesBase):
                 raise ValueError(f"UnoRules.{field.name} must be true or false, got {value!r}")
             if field.type in ("int", int) and (isinstance(value, bool) or not isinstance(value, int)):
                 raise ValueError(f"UnoRules.{field.name} must be an integer, got {value!r}")
+            if field.type in ("float", float) and (
+                isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value)
+            ):
+                raise ValueError(f"UnoRules.{field.name} must be a finite number, got {value!r}")
         if self.hand_size < 1:
             raise ValueError(f"UnoRules.hand_size must be at least 1, got {self.hand_size}")
         if self.hand_size * MIN_PLAYERS + MIN_DRAW_PILE > DECK_SIZE:
@@ -142,8 +146,6 @@ class UnoRules(RulesBase):
             )
         if self.uno_penalty < 0:
             raise ValueError(f"UnoRules.uno_penalty must be >= 0 (0 disables UNO), got {self.uno_penalty}")
-        if isinstance(self.uno_catch_prob, bool) or not isinstance(self.uno_catch_prob, (int, float)):
-            raise ValueError(f"UnoRules.uno_catch_prob must be a number, got {self.uno_catch_prob!r}")
         if not 0.0 <= float(self.uno_catch_prob) <= 1.0:
             raise ValueError(f"UnoRules.uno_catch_prob must lie in [0, 1], got {self.uno_catch_prob}")
         if not 1 <= self.target_score <= MAX_TARGET_SCORE:
