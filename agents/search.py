@@ -334,25 +334,15 @@ class UnoSearchPolicy(SearchPolicy):
     def bets(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Challenge or accept (phase ``challenge``: was the Wild Draw Four a bluff?), and a
         Wild Draw Four that would be a bluff (``kernel.bluffs``: will it be challenged?)."""
-        from envs.uno import actions, kernel
-        from envs.uno.observation import decode
+        from agents.uno_policies import would_bluff
+        from envs.uno import actions
 
         out = np.zeros(mask.shape, bool)
         answering = mask[:, actions.CHALLENGE]
         out[answering, actions.CHALLENGE] = out[answering, actions.ACCEPT] = True
-        view = decode(obs)
-        B = mask.shape[0]
-        bluff = np.zeros(B, bool)
-        kernel.bluffs(
-            view["hand"][:, None, :],
-            view["colour"],
-            view["pending_draw"],
-            np.arange(B),
-            np.zeros(B, np.int64),
-            bluff,
-        )
+        bluff = would_bluff(obs)  # kernel.bluffs on the view: a colour in force is held
         w4 = slice(actions.PLAY_WILD_DRAW_FOUR, actions.PLAY_WILD_DRAW_FOUR + 4)
-        out[:, w4] = (bluff & (view["colour"] >= 0) & ~answering)[:, None] & mask[:, w4]
+        out[:, w4] = (bluff & ~answering)[:, None] & mask[:, w4]
         return out
 
 

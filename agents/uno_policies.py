@@ -67,7 +67,9 @@ __all__ = ["UNO_POLICIES", "GreedyPolicy", "HeuristicPolicy", "RLCardRulePolicy"
 CHALLENGE_RULES = ("never", "always", "smart")
 
 # Observation offsets (envs.uno.observation documents the layout).
+_HAND = FIELDS["hand"].slice
 _COLOUR = FIELDS["colour"].slice
+_PENDING_DRAW = FIELDS["pending_draw"].slice
 _NUM_PLAYERS = FIELDS["num_players"].start
 _HAND_SIZES = FIELDS["hand_sizes"].slice
 _DISCARD_COUNTS = FIELDS["discard_counts"].slice
@@ -91,7 +93,6 @@ _COLOUR_COPIES = np.float32(25.0)  # coloured cards of each colour in the deck
 _KIND_COPIES = (4.0 * TYPE_COPIES[:13]).astype(np.float32)  # 4 zeros, 8 of every other kind
 # The table fields colour .. hand_sizes in one slice (read once into a small array).
 _TABLE = slice(FIELDS["colour"].start, FIELDS["hand_sizes"].start + FIELDS["hand_sizes"].size)
-_T_COLOUR = slice(0, 4)
 _T_PLAYERS = FIELDS["num_players"].start - _TABLE.start
 _T_SIZES = slice(FIELDS["hand_sizes"].start - _TABLE.start, _TABLE.stop - _TABLE.start)
 
@@ -114,11 +115,20 @@ def _swap_scores(sizes: np.ndarray) -> np.ndarray:
     return (120.0 - np.minimum(sizes[:, 1:], 119.0)) * _UNIT
 
 
-def _holds(colour: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """``bool [B]``: the player holds a card of the colour in force (one-hot ``colour``), so a
-    Wild Draw Four would be a bluff."""
-    held = counts * colour
-    return (held[:, 0] + held[:, 1] + held[:, 2] + held[:, 3]) > 0
+def would_bluff(obs: np.ndarray) -> np.ndarray:
+    """``bool [B]``: a Wild Draw Four played now would be a bluff, by the engine's own rule
+    (``kernel.bluffs``: the player holds a card of the colour in force, and no draw is
+    pending; a stacked one never is) read from the player's view."""
+    from envs.uno import kernel
+
+    B = obs.shape[0]
+    hands = np.rint(obs[:, _HAND]).astype(np.int64)[:, None, :]
+    onehot = obs[:, _COLOUR]
+    colour = np.where(onehot.any(axis=1), onehot.argmax(axis=1), -1)
+    pending = np.rint(obs[:, _PENDING_DRAW][:, 0]).astype(np.int64)
+    out = np.zeros(B, bool)
+    kernel.bluffs(hands, colour, pending, np.arange(B), np.zeros(B, np.int64), out)
+    return out
 
 
 class _Situations:
@@ -206,13 +216,13 @@ class _WildDrawFourPolicy(_ScriptedUnoPolicy):
         self.bluff = float(bluff)
         self.challenge = challenge
 
-    def _as_if_legal(self, holds_colour: np.ndarray) -> np.ndarray:
+    def _as_if_legal(self, bluff: np.ndarray) -> np.ndarray:
         """``bool [B]``: score a Wild Draw Four as a legal play (it is, or the policy bluffs this time)."""
         if self.bluff <= 0.0:
-            return ~holds_colour
+            return ~bluff
         if self.bluff >= 1.0:
-            return np.ones_like(holds_colour)
-        return ~holds_colour | (self.rng.random(holds_colour.shape[0]) < self.bluff)
+            return np.ones_like(bluff)
+        return ~bluff | (self.rng.random(bluff.shape[0]) < self.bluff)
 
     def _challenges(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``bool [B]``: challenge a Wild Draw Four (meaningful where it is answered)."""
@@ -319,7 +329,7 @@ class GreedyPolicy(_WildDrawFourPolicy):
         mask = as_masks(mask)
         obs = np.asarray(obs)
         counts = _colour_counts(obs[:, :_NC])
-        legal = self._as_if_legal(_holds(obs[:, _COLOUR], counts))
+        legal = self._as_if_legal(would_bluff(obs))
         scores = self.situations.scores(legal=legal, challenge=self._challenges(obs, mask))
         counts *= _UNIT
         scores[:, :_NC] += np.repeat(counts, 13, axis=1)  # types are colour-major
@@ -442,7 +452,7 @@ class HeuristicPolicy(_WildDrawFourPolicy):
             danger_next=np.clip(3.0 - sizes[:, 1], 0.0, 2.0),
             danger_prev=np.clip(3.0 - prev_size, 0.0, 2.0),
             danger_any=np.einsum("bs->b", close.view(np.uint8)) > 0,
-            legal=self._as_if_legal(_holds(table[:, _T_COLOUR], counts)),
+            legal=self._as_if_legal(would_bluff(obs)),
             challenge=self._challenges(obs, mask),
         )
         # Colour preference: cards held of that colour; card counting: the share of that

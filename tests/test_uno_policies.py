@@ -267,6 +267,15 @@ def test_greedy_bluffs_whenever_it_can_and_heuristic_only_to_attack():
     assert set(choices(HeuristicPolicy(0, bluff=1.0), [calm] * 20)) == {"play R1"}
 
 
+def test_a_stacked_wild_draw_four_is_no_bluff_to_the_scripted_policies():
+    """The engine's rule (``kernel.bluffs``): on a pending draw a Wild Draw Four is never a
+    bluff, so a policy that never bluffs still stacks it rather than draw."""
+    pos = position([["W+4", "Y5", "R3"], ["G1", "G2", "G3"]], top="Y+2", pending_draw=2)
+    rules = {"stacking": True, "stack_wild_draw_four": True}
+    for cls in (GreedyPolicy, HeuristicPolicy):
+        assert all(a.startswith("play W+4") for a in choices(cls(0), [pos] * 10, **rules)), cls.name
+
+
 def test_a_drawn_wild_draw_four_is_kept_rather_than_bluffed_when_pass_is_allowed():
     pos = position([["W+4", "R1", "G2"], ["Y1", "Y2", "Y3"]], top="R5", phase="drawn", drawn_card="W+4")
     for cls in (GreedyPolicy, HeuristicPolicy):
