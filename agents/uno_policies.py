@@ -59,6 +59,7 @@ from envs.cards import (
     TYPE_VALUE,
 )
 from envs.uno import actions as A
+from envs.uno.kernel import CHALLENGE_BREAK_EVEN
 from envs.uno.observation import FIELDS
 from envs.uno.rules import UnoRules
 
@@ -231,7 +232,7 @@ class _WildDrawFourPolicy(_ScriptedUnoPolicy):
         out = np.zeros(mask.shape[0], bool)
         rows = mask[:, A.CHALLENGE].nonzero()[0]  # the games in phase challenge
         if rows.size:
-            out[rows] = guilty_probability(obs[rows]) > 1.0 / 3.0
+            out[rows] = guilty_probability(obs[rows]) > CHALLENGE_BREAK_EVEN
         return out
 
     @staticmethod

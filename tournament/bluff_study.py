@@ -17,6 +17,7 @@ import dataclasses
 import json
 import math
 import os
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +29,18 @@ from agents.uno_policies import CHALLENGE_RULES
 from envs.config import read_yaml
 from envs.core import dataclass_from_mapping
 from envs.games import game_module
+from envs.uno.kernel import CHALLENGE_BREAK_EVEN
+from envs.uno.kernel import INNOCENT_CHALLENGE_DRAW as INNOCENT
+from envs.uno.kernel import WILD_DRAW_FOUR_DRAW as W4
 from tournament.config import TournamentConfig
 from tournament.report import json_ready, save_figure, write_atomic
 from tournament.runner import run_tournament
 from tournament.schedule import build_schedule
 from tournament.stats import Z95, seat_scores, wilson
 from tournament.tallies import tally_of
+
+#: The challenge's break-even as the report writes it (1/3 with the draws of docs/uno.md).
+BREAK_EVEN = f"{Fraction(CHALLENGE_BREAK_EVEN).limit_denominator(100)}"
 
 
 @dataclasses.dataclass
@@ -446,9 +453,10 @@ def markdown(
         f"with the `{config.bluffer_challenge}` rule. The **challengers** never bluff and answer with the "
         "rule of the cell: `never`, `always`, or `smart` (challenge when the estimated probability that "
         "the player held the colour in force, from the unseen cards and the player's hand size, "
-        "exceeds 1/3, the break-even of drawing 4 against drawing 6).",
+        f"exceeds {BREAK_EVEN}, the break-even of drawing {W4} against drawing {INNOCENT}).",
         f"- Rules: {config.rules or 'the defaults of docs/uno.md'} (a single hand per game, Wild Draw Four "
-        "challenge as in docs/uno.md: a guilty bluffer draws 4, an innocent one makes the challenger draw 6).",
+        f"challenge as in docs/uno.md: a guilty bluffer draws {W4}, an innocent one makes the challenger draw "
+        f"{INNOCENT}).",
         f"- {games:,} games per cell: one bluffer and n-1 challengers, the bluffer in every seat in turn, on "
         + ", ".join(f"{math.ceil(games / n):,} duplicate deals at {n} players" for n in config.table_sizes)
         + ", the same deals in every cell of a table size.",

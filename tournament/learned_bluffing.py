@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 
 from envs.uno import actions as A
+from envs.uno.kernel import CHALLENGE_SWING_GUILTY, CHALLENGE_SWING_INNOCENT
+from envs.uno.kernel import WILD_DRAW_FOUR_DRAW as W4
 from envs.uno.observation import CHALLENGE, PLAY
 
 # Situations: the target's (or the bluffer's) hand size, the player's own, the colour cards held.
@@ -131,7 +133,7 @@ def summarise(events: dict[str, Any]) -> dict[str, Any]:
     caught_rate = float(caught.mean()) if caught.size else float("nan")
     challenged = c["challenged"].astype(bool)
     guilty = c["guilty"].astype(bool)
-    swing = np.where(guilty[challenged], 8.0, -2.0)
+    swing = np.where(guilty[challenged], float(CHALLENGE_SWING_GUILTY), float(CHALLENGE_SWING_INNOCENT))
     by_target = [
         {"bin": bin_label(lo, hi), **rate(bluffed[(b["target_size"] >= lo) & (b["target_size"] <= hi)])}
         for lo, hi in SIZE_BINS
@@ -153,7 +155,7 @@ def summarise(events: dict[str, Any]) -> dict[str, Any]:
         "bluff": rate(bluffed),
         "bluffs": int(bluffed.sum()),
         "caught": rate(caught),
-        "bluff_card_swing": 4 * (1 - caught_rate) - 4 * caught_rate if caught.size else None,
+        "bluff_card_swing": W4 * (1 - caught_rate) - W4 * caught_rate if caught.size else None,
         "bluff_by_target_size": by_target,
         "bluff_by_own_size": by_own,
         "bluff_by_colour_cards": by_colour,

@@ -55,6 +55,14 @@ from envs.uno.rules import POINTS_REWARD_SCALE, match_leaders_one, match_over_on
 
 WILD_DRAW_FOUR_DRAW = 4
 INNOCENT_CHALLENGE_DRAW = 6
+# What the two draws above make of a challenge, in cards (for policies and studies): accepting
+# draws WILD_DRAW_FOUR_DRAW for sure, challenging INNOCENT_CHALLENGE_DRAW when the card was
+# honest and none when it was a bluff (the bluffer draws instead), so challenging pays when
+# the chance of a bluff exceeds the break-even, and moves the cards between the two players by
+# the swings against accepting.
+CHALLENGE_BREAK_EVEN = (INNOCENT_CHALLENGE_DRAW - WILD_DRAW_FOUR_DRAW) / INNOCENT_CHALLENGE_DRAW  # 1/3
+CHALLENGE_SWING_GUILTY = 2 * WILD_DRAW_FOUR_DRAW  # +8: the bluffer draws 4, not the challenger
+CHALLENGE_SWING_INNOCENT = WILD_DRAW_FOUR_DRAW - INNOCENT_CHALLENGE_DRAW  # -2: 6 drawn instead of 4
 DRAW_TWO_DRAW = 2
 SWAP_KIND = 7  # seven_zero: a 7 swaps hands with a chosen player...
 PASS_ON_KIND = 0  # ...and a 0 passes every hand one seat on
