@@ -22,6 +22,7 @@ from envs.atomic import check_file_writable
 from envs.config import int_in, seed_arg
 from envs.games import GAMES
 from tabletop.moves import MoveError
+from tabletop.scorebuddy import DEFAULT_STORE, DEFAULT_TARGET
 
 
 def _rules_options(items: Sequence[str], parser: argparse.ArgumentParser) -> dict:
@@ -62,7 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--opponents", default="heuristic", help="comma-separated policies for the other seats")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
     parser.add_argument(
-        "--target", type=int, default=None, help="classic UNO: the match's target score (default 500; 200, 300, ...)"
+        "--target",
+        type=int,
+        default=None,
+        help=f"classic UNO: the match's target score (default {DEFAULT_TARGET}; 200, 300, ...)",
     )
     parser.add_argument("--seed", type=seed_arg, default=None, help="deal seed (default: a new one each time)")
     parser.add_argument(
@@ -83,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--port", type=int_in(1, 65535), default=8000)
     parser.add_argument("--score", action="store_true", help="Score Buddy in the terminal")
-    parser.add_argument("--store", type=Path, default=Path("scorebuddy.json"), help="Score Buddy's score file")
+    parser.add_argument("--store", type=Path, default=Path(DEFAULT_STORE), help="Score Buddy's score file")
     parser.add_argument("rules", nargs="*", metavar="key=value", help="rules options, e.g. stacking=true")
     return parser
 
@@ -127,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             opponents=[o for o in args.opponents.split(",") if o.strip()],
             seat=args.seat,
             rules=rules,
-            target=500 if args.target is None else args.target,
+            target=args.target,
             seed=args.seed,  # None: a fresh deal, and later ones no record foretells
         )
     except (ValueError, MoveError) as err:

@@ -255,7 +255,9 @@ def check_updates_left(cfg: Any, trainer: Any, checkpoint: Path) -> None:
 def run_files(cfg: Any) -> tuple[Path, Path, Path]:
     """The run's folder, its ``checkpoint.pt`` and where the final agent goes."""
     run_dir = Path(cfg.log_dir) / cfg.run_name
-    return run_dir, run_dir / "checkpoint.pt", Path(cfg.export) if cfg.export else run_dir / "agent.pt"
+    from agents.run_record import AGENT, CHECKPOINT
+
+    return run_dir, run_dir / CHECKPOINT, Path(cfg.export) if cfg.export else run_dir / AGENT
 
 
 def check_run_files(cfg: Any, resumed_from: Path | None = None, overwrite: bool = False) -> None:
@@ -270,13 +272,13 @@ def plan_run_files(cfg: Any, resumed_from: Path | None = None, overwrite: bool =
     checkpoint continues it, ``--overwrite`` replaces it: its TensorBoard logs, records and
     curve go too, so two runs never mix in one folder). The replaced run's files that
     :func:`prepare_run_files` removes."""
-    from agents.best_response import CURVE, PROGRESS, RESULT
-    from agents.run_record import RUN_RECORD
+    from agents.best_response import PROGRESS, RESULT
+    from agents.run_record import AGENT, CURVE, RUN_RECORD
 
     run_dir, checkpoint, agent = run_files(cfg)
     logs = sorted(run_dir.glob("events.out.tfevents.*")) if run_dir.is_dir() else []
     records = [run_dir / name for name in (RUN_RECORD, RESULT, PROGRESS, CURVE) if (run_dir / name).is_file()]
-    held = [p.name for p in (checkpoint, run_dir / "agent.pt") if p.is_file()] + (["TensorBoard logs"] if logs else [])
+    held = [p.name for p in (checkpoint, run_dir / AGENT) if p.is_file()] + (["TensorBoard logs"] if logs else [])
     held += [p.name for p in records]
     own = resumes_own_run(cfg, resumed_from)
     if held and not own and not overwrite:
@@ -455,13 +457,13 @@ def train(
                 save_checkpoint(agent, trainer.agent_payload())
     writer.close()
     session = (time.perf_counter() - start) / 60
-    from agents.run_record import write_run_record
+    from agents.run_record import CURVE, write_run_record
 
     write_run_record(cfg, run_dir, trainer, agent, minutes(), since)
     if cfg.eval_every and record is None:  # a best response draws its own curve (agents.best_response)
         from agents.training_curves import plot_runs, read_curve
 
-        plot_runs([read_curve(run_dir)], run_dir / "curve.png")
+        plot_runs([read_curve(run_dir)], run_dir / CURVE)
     whole = "" if resume is None else f" ({minutes():.1f} min in all" + (f" since update {since})" if since else ")")
     console.print(
         f"done in {session:.1f} min{whole}: {trainer.global_step:,} decisions; agent {agent}, checkpoint {checkpoint}"

@@ -21,12 +21,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agents.run_record import CURVE
 from envs.atomic import json_ready, save_figure, write_atomically
 from envs.games import game as game_info
 
 RESULT = "best_response.json"
 PROGRESS = "best_response_progress.json"
-CURVE = "curve.png"
 # Keys that say where a run writes or how fast it runs, not what it learns: left out of the digest.
 PLACE_KEYS = ("log_dir", "run_name", "export", "checkpoint_every", "torch_threads")
 #: Config keys added after runs recorded their digests, with their defaults (no change to training).

@@ -15,6 +15,11 @@ from typing import Any
 from envs.atomic import json_ready, write_atomically
 
 RUN_RECORD = "run.json"
+# The other files of a run's folder (``runs/<name>/``), named once: train.py writes them, the
+# studies read them.
+CHECKPOINT = "checkpoint.pt"  # the training checkpoint (resumes exactly)
+AGENT = "agent.pt"  # the final agent, weights only (unless ``export`` names another path)
+CURVE = "curve.png"  # the evaluation curve (a best response's: agents.best_response)
 
 
 def write_run_record(

@@ -101,7 +101,7 @@ _T_SIZES = slice(FIELDS["hand_sizes"].start - _TABLE.start, _TABLE.stop - _TABLE
 # numpy is fast on long contiguous rows and slow on many short ones (a sum over 13
 # columns, a boolean-mask assignment) and a small matrix product may wake up BLAS
 # threads, which costs far more than it saves; hence einsum for the colour counts and a
-# lookup table of score rows (see _Situations) instead of building [B, 70] scores piece
+# lookup table of score rows (see _Situations) instead of building [B, NUM_ACTIONS] scores piece
 # by piece.
 
 
@@ -135,7 +135,7 @@ def would_bluff(obs: np.ndarray) -> np.ndarray:
 class _Situations:
     """Score rows of every combination of a few discrete facts about a game.
 
-    ``row(**facts)`` gives the scores of the 70 actions in one situation (e.g. two
+    ``row(**facts)`` gives the scores of the NUM_ACTIONS (79) actions in one situation (e.g. two
     players, next player holds one card, a Wild Draw Four would be honest); the table of
     all combinations is built once, and a batch of games looks its rows up in one gather.
     Scores that vary continuously (the colour preferences) are added afterwards.
@@ -150,7 +150,7 @@ class _Situations:
         self.table = (table * _UNIT).astype(np.float32)
 
     def scores(self, **facts: np.ndarray) -> np.ndarray:
-        """``float32 [B, 70]`` rows for ``facts`` (one int or bool array ``[B]`` per fact), in ``_UNIT``."""
+        """``float32 [B, NUM_ACTIONS]`` rows for ``facts`` (one int or bool array ``[B]`` per fact), in ``_UNIT``."""
         code = sum(
             np.asarray(facts[name], np.int64) * stride for name, stride in zip(self.names, self.strides, strict=True)
         )
@@ -160,7 +160,7 @@ class _Situations:
 def guilty_probability(obs: np.ndarray) -> np.ndarray:
     """Chance that the Wild Draw Four being answered was a bluff, from what the observer has seen.
 
-    For observations ``float [B, 328]`` in phase ``challenge`` (other rows give nonsense):
+    For observations ``float [B, OBS_SIZE]`` in phase ``challenge`` (other rows give nonsense):
     the unseen cards are the deck's copies minus the observer's hand minus the discard pile
     (which holds the Wild Draw Four itself). Before playing it, the player (relative slot
     n - 1) held the Wild Draw Four and ``h`` other cards, ``h`` its hand size now; if those

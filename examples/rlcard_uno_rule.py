@@ -5,7 +5,8 @@
 
 A policy spec may name importable code, ``{name: "examples.rlcard_uno_rule:RLCardUnoRule"}``
 (``agents/registry.py``, ``outside_policy_class``): a class built as ``Class(seed=None,
-**params)`` whose instances take a batch, ``policy(obs [B, 328], mask [B, 70]) -> actions [B]``.
+**params)`` whose instances take a batch, ``policy(obs [B, 449], mask [B, 79]) -> actions [B]``
+(``OBS_SIZE``, ``NUM_ACTIONS``).
 This one translates each game of the batch into the raw state RLCard's
 ``UNORuleAgentV1`` reads (its hand and legal moves as RLCard strings, ``"r-7"``,
 ``"g-wild_draw_4"``, ``"draw"``), asks the agent and translates its answer back. RLCard's

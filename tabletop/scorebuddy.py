@@ -31,12 +31,14 @@ import numpy as np
 
 from envs.atomic import write_atomically
 from envs.cards import TYPE_COPIES, TYPE_VALUE, check_within_deck, counts_from_names, hand_points
-from envs.uno.rules import MAX_PLAYERS, MAX_TARGET_SCORE, MIN_PLAYERS, UnoRules, shown_int
+from envs.uno.rules import MAX_PLAYERS, MAX_TARGET_SCORE, MIN_PLAYERS, SCORING_CHOICES, UnoRules, shown_int
 
 FORMAT = "unolab-scorebuddy"
 FORMAT_VERSION = 1
-VARIANTS: tuple[str, ...] = ("standard", "reverse")
-DEFAULT_TARGET = 500
+VARIANTS: tuple[str, ...] = SCORING_CHOICES  # the rules' own ``scoring`` options
+#: The score book's file when none is named (``play.py --score``, the web app's Score Buddy).
+DEFAULT_STORE = "scorebuddy.json"
+DEFAULT_TARGET = UnoRules().target_score  # 500, the rules' own default
 #: Targets the page and the terminal offer with one tap (any positive target is allowed).
 TARGET_PRESETS: tuple[int, ...] = (200, 300, 500)
 #: Quick keys: the value of an action card (Skip, Reverse, Draw Two) is 20 and of a wild

@@ -29,7 +29,7 @@ from rich.table import Table
 
 from envs.atomic import check_file_writable, write_atomically
 from envs.cards import card_type
-from tabletop.scorebuddy import DEFAULT_TARGET, TARGET_PRESETS, VARIANTS, ScoreBook, hand_value
+from tabletop.scorebuddy import DEFAULT_STORE, DEFAULT_TARGET, TARGET_PRESETS, VARIANTS, ScoreBook, hand_value
 
 HELP = __doc__.split("\n\n")[2]  # the commands block of the docstring above
 
@@ -216,7 +216,7 @@ def run_terminal(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tabletop.scorebuddy_cli", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--store", default="scorebuddy.json", help="the JSON score book (created if missing)")
+    parser.add_argument("--store", default=DEFAULT_STORE, help="the JSON score book (created if missing)")
     args = parser.parse_args(argv)
     try:
         run_terminal(args.store)

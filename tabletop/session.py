@@ -114,7 +114,7 @@ class TableSession:
         opponents: Sequence[str | Mapping[str, Any]] = ("heuristic",),
         seat: int = 0,
         rules: Mapping[str, Any] | None = None,
-        target: int = 500,
+        target: int | None = None,
         seed: int | None = 0,
         names: Sequence[str] | None = None,
         position: Mapping[str, Any] | None = None,
@@ -129,7 +129,8 @@ class TableSession:
         options = dict(rules or {})
         if {"match", "target_score"} <= set(self.module.Rules().to_dict()):  # a game played as a match
             options.setdefault("match", True)
-            options.setdefault("target_score", target)
+            if target is not None:  # else the rules' own default (500)
+                options.setdefault("target_score", target)
         self.rules = self.module.Rules.from_dict(options)
         if position is not None and "num_players" in position:
             num_players = int(position["num_players"])

@@ -41,6 +41,7 @@ from envs.games import GAMES
 from envs.games import game as game_info
 from tabletop.guard import error_response, guards, json_object, shown
 from tabletop.moves import MoveError
+from tabletop.scorebuddy import DEFAULT_STORE, TARGET_PRESETS
 from tabletop.scorebuddy_web import scorebuddy_routes
 from tabletop.session import TableSession
 
@@ -123,7 +124,7 @@ def _int(data: dict[str, Any], key: str, default: int | None) -> int | None:
     return value
 
 
-def create_app(store_path: Path = Path("scorebuddy.json"), allowed_hosts: Iterable[str] | None = None) -> Starlette:
+def create_app(store_path: Path = Path(DEFAULT_STORE), allowed_hosts: Iterable[str] | None = None) -> Starlette:
     """The ASGI app: the game page at ``/``, its API at ``/api``, Score Buddy at ``/score``.
     ``allowed_hosts``: the names the server answers to (default :data:`tabletop.guard.LOCAL_HOSTS`)."""
     tables = Tables()
@@ -136,7 +137,7 @@ def create_app(store_path: Path = Path("scorebuddy.json"), allowed_hosts: Iterab
         for name, g in GAMES.items():
             sizes = [g.table_sizes.start, g.table_sizes.stop - 1]
             games[name] = {"policies": offered(name), "players": sizes, "default_opponent": "heuristic"}
-        games["uno"]["targets"] = [200, 300, 500]  # the page's presets for a classic UNO match
+        games["uno"]["targets"] = list(TARGET_PRESETS)  # the page's presets for a classic UNO match
         return JSONResponse({"games": games})
 
     async def new(request: Request) -> Response:
@@ -161,7 +162,7 @@ def create_app(store_path: Path = Path("scorebuddy.json"), allowed_hosts: Iterab
                 opponents=_opponents(game, data.get("opponents", "heuristic")),
                 seat=int(_int(data, "seat", 0)),
                 rules=rules,
-                target=int(_int(data, "target", 500)),
+                target=_int(data, "target", None),
                 seed=seed,  # None: a fresh deal, and later ones no record foretells
             )
             table_id = tables.add(session)

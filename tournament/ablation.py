@@ -27,9 +27,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from agents.run_record import CHECKPOINT, RUN_RECORD
 from envs.core import dataclass_from_mapping
 from envs.games import game as game_info
-from tournament.report import json_ready, save_figure, write_atomic
+from tournament.report import ROWS_CSV, ROWS_JSON, json_ready, save_figure, write_atomic
 from tournament.stats import Z95
 
 ROW_KEYS = ("name", "label", "config", "overrides", "baseline", "against", "replicate")
@@ -204,7 +205,7 @@ def _measured_alike(config: AblationConfig, earlier: dict[str, Any] | None) -> b
 def reported_rows(folder: Path) -> dict[tuple[str, str], dict[str, Any]]:
     """The rows of an earlier report's data by (name, config digest); nothing without readable data."""
     try:
-        rows = json.loads((folder / "rows.json").read_text())["rows"]
+        rows = json.loads((folder / ROWS_JSON).read_text())["rows"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}
     return {
@@ -259,23 +260,23 @@ def run_study(data: dict[str, Any], console: Console) -> int:
         common |= {"game": row.cfg.game, "players": row.cfg.players, "change": row.change}
         if row in from_data:
             results.append({**row.reported, **common, "reused": "report"})
-            console.print(f"  taken from {Path(config.data) / 'rows.json'} (same config, {row.reported['finished']})")
+            console.print(f"  taken from {Path(config.data) / ROWS_JSON} (same config, {row.reported['finished']})")
             continue
         if row.finished is None:
             if not config.train:
                 console.print("  no finished run here and not trained (train: false): left out")
                 missing.append(row)
                 continue
-            if (row.run_dir / "run.json").is_file():
+            if (row.run_dir / RUN_RECORD).is_file():
                 raise RuntimeError(
                     f"{row.run_dir} holds a finished run of another config (its run.json's config_sha256 is not "
                     f"this row's): move or delete the folder, or give the row another name; then run the study again"
                 )
-            if (row.run_dir / "checkpoint.pt").is_file():
+            if (row.run_dir / CHECKPOINT).is_file():
                 raise RuntimeError(
                     f"{row.run_dir} holds an unfinished run (checkpoint.pt, no run.json of this config): it may "
                     f"still be training. Let it finish, continue it with python train.py {' '.join(row.args)} "
-                    f"--resume {row.run_dir / 'checkpoint.pt'}, or delete the folder; then run the study again"
+                    f"--resume {row.run_dir / CHECKPOINT}, or delete the folder; then run the study again"
                 )
             console.print(
                 "[bold]training[/] " + escape(f"{row.name}: python train.py {' '.join(row.args)} --overwrite")
@@ -308,14 +309,14 @@ def run_study(data: dict[str, Any], console: Console) -> int:
     console.print(study_table(results))
     plot = plot_rows(results, folder / "ablations.png", config)
     write_atomic(
-        folder / "rows.json",
+        folder / ROWS_JSON,
         json.dumps(json_ready({"study": dataclasses.asdict(config), "rows": results}), indent=2, allow_nan=False)
         + "\n",
     )
-    write_atomic(folder / "rows.csv", rows_csv(results))
+    write_atomic(folder / ROWS_CSV, rows_csv(results))
     report = Path(config.report)
     write_atomic(report, markdown(config, results, plot, report, missing))
-    console.print(f"wrote {report}, {folder / 'rows.json'}, {folder / 'rows.csv'}, {plot}")
+    console.print(f"wrote {report}, {folder / ROWS_JSON}, {folder / ROWS_CSV}, {plot}")
     return 0
 
 
@@ -545,7 +546,7 @@ def markdown(
     out += [
         f"![ablations]({link})",
         "",
-        f"Data: `{Path(config.data) / 'rows.json'}`, `{Path(config.data) / 'rows.csv'}`.",
+        f"Data: `{Path(config.data) / ROWS_JSON}`, `{Path(config.data) / ROWS_CSV}`.",
         "",
     ]
     return "\n".join(out)

@@ -75,6 +75,11 @@ def print_report(summary: dict[str, Any], console: Console) -> None:
         console.print(h2h)
 
 
+#: A study's data files next to its report (``data`` folder): every row, as JSON and as CSV.
+ROWS_JSON = "rows.json"
+ROWS_CSV = "rows.csv"
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write then rename: a reader never sees half a file (:func:`envs.atomic.write_atomically`)."""
     write_atomically(path, text)

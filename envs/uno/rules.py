@@ -27,8 +27,11 @@ MIN_DRAW_PILE = 5
 #: loser's hand costs it 0.5), keeping returns in a range that suits value networks.
 POINTS_REWARD_SCALE = 0.01
 
+#: How a match scores (``scoring``): the winner takes the others' points, or each counts its own.
+SCORING_CHOICES: tuple[str, ...] = ("standard", "reverse")
+
 _CHOICES = {
-    "scoring": ("standard", "reverse"),
+    "scoring": SCORING_CHOICES,
     "reward": ("win", "points"),
     "hand_starter": ("rotate", "winner"),
 }
