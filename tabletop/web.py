@@ -9,7 +9,7 @@ API (JSON)::
 
     GET  /api/options                 policies per game and the defaults of the setup form
     POST /api/new    {game, players, opponents, target, seed?, rules?} -> {id, view, events}
-    GET  /api/state?id=ID             -> {view}
+    GET  /api/state?id=ID             -> {view} (and game_over, the result, once the game is over)
     POST /api/move   {id, action}     -> {view, events}   (400 {error, legal} if illegal)
     POST /api/next   {id}             -> {view, events}   the next game once one is over
     GET  /api/record?id=ID            the game record (JSON lines) as a download, once the game is over
@@ -178,7 +178,10 @@ def create_app(store_path: Path = Path(DEFAULT_STORE), allowed_hosts: Iterable[s
             session = tables.get(request.query_params.get("id"))
         except KeyError as err:
             return error_response(err.args[0], 404)
-        return JSONResponse({"id": request.query_params["id"], "view": session.view()})
+        body = {"id": request.query_params["id"], "view": session.view()}
+        if session.over:  # a reload of a finished game shows its result (and the way to the next)
+            body["game_over"] = next((e.game_over for e in reversed(session.history) if e.game_over), None)
+        return JSONResponse(body)
 
     async def move(request: Request) -> Response:
         try:

@@ -230,3 +230,40 @@ def test_house_rules_are_chosen_at_setup_and_a_seven_offers_one_button_per_playe
         choice = sevens[0] if sevens else actions[-1] if not actions[-1].startswith("play W") else actions[0]
         page.evaluate(f"send({choice!r})")
     raise AssertionError("no swap within 200 turns")
+
+
+def test_a_phone_sees_the_table_and_the_pickers_take_the_keyboard(app_url: str, page: Any) -> None:
+    """At 375 px the board stacks over the side panel and the window never scrolls sideways;
+    a colour picker takes the focus, and Escape cancels it."""
+    page.set_viewport_size({"width": 375, "height": 667})
+    deal(page, app_url, "uno", UNO_SEED, target=500)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    assert page.evaluate("window.scrollX") == 0
+    box = page.locator("#hand").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375
+    cards = page.eval_on_selector_all("#hand .card", "els => els.map(e => e.getAttribute('aria-label'))")
+    assert all(c and " " in c or c in ("wild", "wild draw four") for c in cards), cards
+    page.evaluate("pickColour({actions: ['play W R', 'play W Y', 'play W G', 'play W B']}, 'W: name a colour')")
+    assert page.evaluate("document.activeElement.dataset.colour") == "R"
+    page.keyboard.press("Escape")
+    assert page.locator("#colour-picker").is_hidden()
+
+
+def test_the_starting_wilds_colour_cannot_be_cancelled_away(app_url: str, page: Any) -> None:
+    """Seed 23 opens with a Wild: naming its colour is the only move, so its picker has no Cancel."""
+    deal(page, app_url, "uno", 23, target=500)
+    assert page.evaluate("view.phase") == "colour"
+    assert page.locator("#colour-picker").is_visible() and page.locator("#colour-cancel").is_hidden()
+    page.keyboard.press("Escape")  # nothing to cancel to
+    assert page.locator("#colour-picker").is_visible()
+
+
+def test_a_reloaded_finished_game_shows_its_result_and_the_next_game(app_url: str, page: Any) -> None:
+    deal(page, app_url, "uno", UNO_SEED, target=1)
+    play_uno_by_clicking(page)
+    page.reload()
+    page.wait_for_function("document.body.dataset.state === 'over'")
+    assert page.locator("#game-over").is_visible() and "over" in page.text_content("#game-over-text")
+    page.click("#next-game")
+    page.wait_for_function(IDLE)
+    assert page.evaluate("view.over") is False

@@ -173,3 +173,18 @@ def test_score_buddy_links_back_to_the_game_page(live_server, page, tmp_path):
     page.get_by_test_id("back-to-game").click()
     page.wait_for_url(lambda url: "/score" not in url)
     page.wait_for_function("document.body.dataset.state === 'setup'")  # the game page's table setup
+
+
+def test_changing_the_table_asks_before_it_drops_the_hands(live_server, page, tmp_path):
+    """ "Change table" then "Start the match" starts a new match: the hands recorded so far go
+    only if the person confirms (here the dialog is declined: nothing changes)."""
+    store = tmp_path / "scores.json"
+    page.goto(live_server(create_app(store)) + "/score/")
+    set_up(page, ["Anna", "Bo", "Cy"], 200)
+    record(page, "Anna", "+20", total=20)
+    asked = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.locator("#change-setup").click()
+    page.get_by_test_id("start").click()
+    assert asked and "dropped" in asked[0]
+    assert ScoreBook.load(store).totals() == {"Anna": 20, "Bo": 0, "Cy": 0}

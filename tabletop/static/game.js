@@ -21,7 +21,7 @@ async function api(path, body) {
   const opts = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
   const res = await fetch(path, opts);
   const data = await res.json();
-  if (!res.ok) throw new Error(data.error || res.statusText);
+  if (!res.ok) throw Object.assign(new Error(data.error || res.statusText), { status: res.status });
   return data;
 }
 
@@ -31,6 +31,14 @@ function cardParts(name) {
   return { colour: name[0], kind: name.slice(1) };
 }
 
+const KIND_NAMES = { S: "skip", R: "reverse", "+2": "draw two", W: "wild", "W+4": "wild draw four" };
+// What a screen reader says for a card: "red 5", "blue draw two", "wild draw four".
+function cardName(name) {
+  const { colour, kind } = cardParts(name);
+  const what = KIND_NAMES[kind] || kind;
+  return colour === "W" ? what : `${COLOUR_NAMES[colour]} ${what}`;
+}
+
 function cardEl(name, opts = {}) {
   const { colour, kind } = cardParts(name);
   const shown = opts.numberOnly ? kind : (SYMBOLS[kind] || kind);
@@ -38,6 +46,7 @@ function cardEl(name, opts = {}) {
   el.className = `card c-${colour}`;
   el.dataset.card = name;
   el.title = name;
+  el.setAttribute("aria-label", cardName(name));
   el.innerHTML = `<span class="corner">${shown}</span><span class="mid"><b>${shown}</b></span><span class="corner br">${shown}</span>`;
   if (opts.button) el.type = "button";
   return el;
@@ -77,6 +86,7 @@ async function buildSeats() {
     row.innerHTML = `<span>${label}</span>`;
     const select = document.createElement("select");
     select.dataset.seat = s;
+    select.setAttribute("aria-label", `${label}: opponent`);
     for (const p of info.policies) {
       const o = document.createElement("option");
       o.value = p; o.textContent = p;
@@ -99,7 +109,8 @@ async function startGame() {
   };
   if (game === "uno") {
     body.rules = { scoring: $("#scoring").value };
-    for (const box of document.querySelectorAll("#house-rules-row input[data-rule]")) if (box.checked) body.rules[box.dataset.rule] = true;
+    // a box turns its rule on, or sets the value it names (data-value="false": must_play_drawn off)
+    for (const box of document.querySelectorAll("#house-rules-row input[data-rule]")) if (box.checked) body.rules[box.dataset.rule] = box.dataset.value !== "false";
   }
   if ($("#seed").value !== "") body.seed = Number($("#seed").value);
   try {
@@ -152,7 +163,8 @@ function logLine(e) {
   li.textContent = e.text;
   if (e.player === e.view.seat) li.className = "you";
   $("#log").appendChild(li);
-  li.scrollIntoView({ block: "nearest" });
+  const side = $("#side"); // scroll the panel, never the window (on a phone the board would leave the screen)
+  if (side.scrollHeight > side.clientHeight) side.scrollTop = side.scrollHeight;
 }
 
 function showHandOver(e) {
@@ -160,7 +172,7 @@ function showHandOver(e) {
   const names = e.view.players.map((p) => p.name);
   $("#hand-over-title").textContent = `Hand over: ${names[info.winner]} went out`;
   const order = names.map((_, s) => s).sort((a, b) => (e.view.scoring === "reverse" ? info.scores[a] - info.scores[b] : info.scores[b] - info.scores[a]));
-  let html = "<tr><th>player</th><th>this hand</th><th>total</th><th>needed</th></tr>";
+  let html = `<tr><th>player</th><th>this hand</th><th>total</th><th>${e.view.scoring === "reverse" ? "room left" : "needed"}</th></tr>`;
   for (const s of order) html += `<tr><td>${names[s]}</td><td>+${info.points[s]}</td><td>${info.scores[s]}</td><td>${info.needed ? info.needed[s] : ""}</td></tr>`;
   $("#hand-over-table").innerHTML = html;
   $("#hand-over").hidden = false;
@@ -183,7 +195,12 @@ function showGameOver(e) {
 function legal() { return busy || !view ? [] : view.moves; }
 function moveFor(label) { return legal().find((m) => m.label === label); }
 
+function closePickers() {
+  for (const id of ["#colour-picker", "#combo-picker"]) $(id).hidden = true;
+}
+
 async function send(action) {
+  closePickers(); // a move made while a picker was open answers it: no stale choice stays behind
   $("#error").textContent = "";
   busy = true;
   setState("busy");
@@ -195,20 +212,53 @@ async function send(action) {
   } catch (err) {
     busy = false;
     $("#error").textContent = err.message;
+    if (err.status === 404) { tableLost(); return; } // the server no longer holds this table
     setState("your-turn");
     render();
   }
 }
 
-function pickColour(move, title) {
+// The server forgot the table (restarted, or the table expired): no move can reach it.
+function tableLost() {
+  sessionStorage.removeItem("unolab-table");
+  view = { ...view, moves: [] };
+  render();
+  setState("over");
+  $("#prompt").textContent = "This table is gone from the server: start a new game.";
+}
+
+function pickColour(move, title, cancellable = true) {
   $("#colour-title").textContent = title;
   for (const b of document.querySelectorAll("#colour-picker [data-colour]")) {
     const action = move.actions.find((a) => a.endsWith(" " + b.dataset.colour));
     b.disabled = !action;
     b.onclick = () => { $("#colour-picker").hidden = true; send(action); };
   }
-  $("#colour-picker").hidden = false;
+  $("#colour-cancel").hidden = !cancellable; // the starting Wild's colour must be named: nothing else is legal
+  openDialog("#colour-picker");
 }
+
+// A picker takes the keyboard: focus moves into it, Tab stays in it, Escape cancels it.
+function openDialog(id) {
+  const modal = $(id);
+  modal.hidden = false;
+  const first = modal.querySelector("button:not(:disabled):not([hidden])");
+  if (first) first.focus();
+}
+
+document.addEventListener("keydown", (e) => {
+  const open = [...document.querySelectorAll(".modal")].find((m) => !m.hidden);
+  if (!open) return;
+  const cancel = open.querySelector("[id$=-cancel]:not([hidden])");
+  if (e.key === "Escape" && cancel) { e.preventDefault(); cancel.click(); return; }
+  if (e.key !== "Tab") return;
+  const items = [...open.querySelectorAll("button:not(:disabled):not([hidden])")];
+  if (!items.length) return;
+  const at = items.indexOf(document.activeElement);
+  const next = e.shiftKey ? (at <= 0 ? items.length - 1 : at - 1) : (at + 1) % items.length;
+  e.preventDefault();
+  items[next].focus();
+});
 
 function clickCard(name) {
   if (view.game === "uno") {
@@ -235,7 +285,7 @@ function clickCard(name) {
     b.onclick = () => { $("#combo-picker").hidden = true; send(m.actions[0]); };
     box.appendChild(b);
   }
-  $("#combo-picker").hidden = false;
+  openDialog("#combo-picker");
 }
 
 // ---------------------------------------------------------------- drawing the table
@@ -256,7 +306,7 @@ function render() {
   $("#save-record").href = `/api/record?id=${encodeURIComponent(tableId)}`;
   $("#prompt").textContent = busy ? "" : promptText();
   const colourMove = moves.filter((m) => m.label.startsWith("colour "));
-  if (colourMove.length && !busy) pickColour({ actions: colourMove.map((m) => m.actions[0]) }, "The starting card is a Wild: name its colour");
+  if (colourMove.length && !busy) pickColour({ actions: colourMove.map((m) => m.actions[0]) }, "The starting card is a Wild: name its colour", false);
 }
 
 function promptText() {
@@ -401,7 +451,7 @@ function renderStandings() {
   const t = $("#standings");
   if (view.game === "uno") {
     const rows = [...view.players].sort((a, b) => (view.scoring === "reverse" ? a.score - b.score : b.score - a.score));
-    let html = `<tr><th>player</th><th>score</th><th>needed</th></tr>`;
+    let html = `<tr><th>player</th><th>score</th><th>${view.scoring === "reverse" ? "room left" : "needed"}</th></tr>`;
     for (const p of rows) html += `<tr class="${p.you ? "you" : ""}" data-seat="${p.seat}"><td>${p.name}</td><td>${p.score}</td><td>${p.needed ?? ""}</td></tr>`;
     t.innerHTML = html;
   } else {
@@ -413,6 +463,9 @@ function renderStandings() {
 
 // ---------------------------------------------------------------- wiring
 document.querySelectorAll("input[name=game]").forEach((r) => r.addEventListener("change", buildSeats));
+// as typed: rebuilt only on the blur, the seat rows would move Deal away under the pointer
+// (the click on it is lost); the blur's change then finds the rows already built
+$("#players").addEventListener("input", buildSeats);
 $("#players").addEventListener("change", buildSeats);
 document.querySelectorAll(".preset").forEach((b) => b.addEventListener("click", () => {
   document.querySelectorAll(".preset").forEach((x) => x.classList.remove("selected"));
@@ -436,7 +489,11 @@ $("#next-game").addEventListener("click", async () => {
   try {
     const data = await api("/api/next", { id: tableId });
     play(data.events, data.view);
-  } catch (err) { $("#error").textContent = err.message; }
+  } catch (err) {
+    $("#error").textContent = err.message;
+    if (err.status === 404) tableLost();
+    else { $("#game-over").hidden = false; setState("over"); }
+  }
 });
 
 (async function init() {
@@ -448,6 +505,7 @@ $("#next-game").addEventListener("click", async () => {
       $("#setup").hidden = true;
       $("#table").hidden = false;
       render();
+      if (view.over && data.game_over) showGameOver({ game_over: data.game_over, view });
       setState(view.over ? "over" : view.moves.length ? "your-turn" : "waiting");
       return;
     } catch (err) { sessionStorage.removeItem("unolab-table"); }

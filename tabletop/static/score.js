@@ -263,6 +263,9 @@ function markPreset() {
 }
 
 async function startMatch() {
+  // a new setup starts a new match: say so where it would throw recorded hands away
+  if (state && state.book && state.book.hands.length && !state.match_over &&
+      !confirm("Start the match with this table? The hands recorded so far are dropped and the scores go back to zero.")) return;
   const players = [...document.querySelectorAll(".player-name")].map((i) => i.value.trim()).filter((n) => n);
   const variant = $("variant-reverse").checked ? "reverse" : "standard";
   const target = Number($("target").value);
