@@ -43,8 +43,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from envs.atomic import check_file_writable, check_writable
 from envs.config import merge, parse_overrides, read_yaml
-from envs.games import game as game_info
-from tournament.config import TournamentConfig
 
 
 def load_training_config(path: Path, overrides: list[str]) -> Any:
@@ -59,45 +57,9 @@ def evaluate_agent(cfg: Any, agent_path: Path, seed: int = 12345, games: int | N
     """The agent against each evaluation opponent, on duplicate deals in every seating:
     head to head at two seats, one agent and n-1 copies of the opponent at bigger tables,
     team against team in the trick game (``games``: at least that many, default ``eval_games``)."""
+    from tournament.eval_opponents import evaluate_policy
+
     return evaluate_policy(cfg, {"name": "agent", "checkpoint": str(agent_path)}, seed, games)
-
-
-def evaluate_policy(cfg: Any, player: Any, seed: int = 12345, games: int | None = None) -> list[dict[str, Any]]:
-    """Any policy spec in the agent's place of :func:`evaluate_agent` (a scale for its figures:
-    what ``heuristic`` scores against a best response's target)."""
-    from agents.registry import spec_label
-    from tournament.runner import run_tournament
-    from tournament.schedule import build_schedule
-    from tournament.stats import summarise
-
-    games = games or cfg.eval_games
-    rows = []
-    for spec in cfg.eval_opponents:
-        label = spec_label(spec)
-        other = label if label != "agent" else "opponent"
-        opponent = {"name": spec, "label": other} if isinstance(spec, str) else {**spec, "label": other}
-        players = cfg.players
-        teams = game_info(cfg.game).teams
-        lineup = ["agent", other] if teams else ["agent"] + [other] * (players - 1)
-        config = TournamentConfig.from_mapping(
-            {
-                "game": cfg.game,
-                "players": players,
-                "rules": cfg.rules,
-                "policies": [{**({"name": player} if isinstance(player, str) else player), "label": "agent"}, opponent],
-                "lineups": None if teams else [lineup],
-                "seating": "rotations",
-                "games": games,
-                "batch": min(4096, games),
-                "seed": seed,
-                "ratings": "none",
-            }
-        )
-        schedule = build_schedule(config)
-        summary = summarise(config, schedule, run_tournament(config, schedule))
-        row = next(r for r in summary["entrants"] if r["entrant"] == "agent")
-        rows.append({"opponent": other, **{k: row[k] for k in ("games", "win_rate", "ci_low", "ci_high")}})
-    return rows
 
 
 def warm_start(cfg: Any, trainer: Any, writer: Any, progress: Any) -> None:

@@ -30,7 +30,7 @@ from rich.table import Table
 from agents.run_record import CHECKPOINT, RUN_RECORD
 from envs.core import dataclass_from_mapping
 from envs.games import game as game_info
-from tournament.report import ROWS_CSV, ROWS_JSON, json_ready, save_figure, write_atomic
+from tournament.report import ROWS_CSV, ROWS_JSON, json_ready, reported_rows, save_figure, write_atomic
 from tournament.stats import Z95
 
 ROW_KEYS = ("name", "label", "config", "overrides", "baseline", "against", "replicate")
@@ -202,25 +202,12 @@ def _measured_alike(config: AblationConfig, earlier: dict[str, Any] | None) -> b
     )
 
 
-def reported_rows(folder: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    """The rows of an earlier report's data by (name, config digest); nothing without readable data."""
-    try:
-        rows = json.loads((folder / ROWS_JSON).read_text())["rows"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}
-    return {
-        (r["name"], r["config_sha256"]): r
-        for r in (rows if isinstance(rows, list) else [])
-        if isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("config_sha256"), str)
-    }
-
-
 def measure(config: AblationConfig, row: Row, agent: str, console: Console) -> dict[str, Any]:
     """The row's agent against the study's opponent on the study's deals."""
     import torch
 
     from agents.registry import spec_label
-    from train import evaluate_policy
+    from tournament.eval_opponents import evaluate_policy
 
     saved = torch.load(agent, map_location="cpu", weights_only=False)
     cfg = dataclasses.replace(row.cfg, eval_opponents=[config.opponent])

@@ -80,6 +80,21 @@ ROWS_JSON = "rows.json"
 ROWS_CSV = "rows.csv"
 
 
+def reported_rows(folder: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """The rows of a study's earlier report data (``rows.json`` in ``folder``) by (run name,
+    config digest): what a study takes instead of training a row again when nothing on this
+    machine holds its run. Nothing where there is no readable data."""
+    try:
+        rows = json.loads((Path(folder) / ROWS_JSON).read_text())["rows"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {
+        (r["name"], r["config_sha256"]): r
+        for r in (rows if isinstance(rows, list) else [])
+        if isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("config_sha256"), str)
+    }
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write then rename: a reader never sees half a file (:func:`envs.atomic.write_atomically`)."""
     write_atomically(path, text)
