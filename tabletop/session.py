@@ -28,7 +28,7 @@ from envs.config import MAX_SEED
 from envs.games import game as game_info
 from envs.records import GameRecord, game_module
 from tabletop.moves import Choice, Move, MoveError, list_moves, parse_move
-from tabletop.views import TEAM_NAMES, VIEWS, team_of
+from tabletop.views import TEAM_NAMES, VIEWS, swap_seats, team_of
 
 #: Agents' moves in a row before the session gives up (a bug guard: games end far sooner).
 MAX_AGENT_MOVES = 100_000
@@ -359,7 +359,7 @@ class TableSession:
         elif verb == "colour":
             text = f"{who} named {COLOUR_NAMES[COLOURS.index(rest)]} for the starting Wild"
         elif verb == "swap":
-            other = (p + int(rest) * before["direction"]) % self.num_players
+            other = swap_seats(self.game, before)[action]
             text = f"{who} swapped hands with {self._who(other, 'you')}"
         else:
             text = {
@@ -424,7 +424,7 @@ class TableSession:
             else:
                 text, event.action = f"{who} put a card back under the pile", "return a card"
         elif verb == "swap":
-            other = (p + int(rest)) % 4
+            other = swap_seats(self.game, before)[action]
             text = f"{who} swapped table cards with {self._who(other, 'you')}"
         else:
             text = f"{who} kept the table as it is"

@@ -71,9 +71,8 @@ def uno_view(pos: dict[str, Any], seat: int, rules: Any, names: list[str]) -> di
         "revealed": None,
         "swap_seats": None,
     }
-    if phase == "swap":  # seven_zero: "swap k" is the player k seats on in the direction of play
-        current, step = pos["current_player"], pos["direction"]
-        view["swap_seats"] = {f"swap {k}": (current + k * step) % n for k in range(1, n)}
+    if phase == "swap":
+        view["swap_seats"] = swap_seats("uno", pos)
     if pos["current_player"] == seat and phase == "drawn":
         view["drawn_card"] = pos.get("drawn_card")
     if phase in ("challenge", "uno") and pos.get("challenge"):
@@ -129,7 +128,24 @@ def tricks_view(pos: dict[str, Any], seat: int, rules: Any, names: list[str]) ->
         "phase": pos["phase"],
         "draw_limit": pos.get("draw_limit", 0) if pos["current_player"] == seat else None,
         "returns_left": pos.get("returns_left", 0) if pos["current_player"] == seat else None,
+        # after a Reverse: the seat each "swap k" takes the table card of (the engine's rule)
+        "swap_seats": swap_seats("tricks", pos) if pos["phase"] == "swap" else None,
     }
+
+
+def swap_seats(game: str, pos: dict[str, Any]) -> dict[str, int]:
+    """The seat each ``swap k`` of the player to act takes, by the engine's rule: in classic UNO
+    (seven_zero, after a 7) the player ``k`` seats on in the direction of play, in the trick
+    game (after a Reverse) the seat ``k`` places on in seat order."""
+    current = pos["current_player"]
+    if game == "uno":
+        from envs.uno.kernel import seat_after
+
+        n, step = pos["num_players"], pos["direction"]
+        return {f"swap {k}": int(seat_after(current, k, step, n)) for k in range(1, n)}
+    from envs.uno_tricks.kernel import KEEP_SEATS_ON, swap_target
+
+    return {f"swap {k}": int(swap_target(current, k)) for k in range(1, KEEP_SEATS_ON)}
 
 
 VIEWS = {"uno": uno_view, "tricks": tricks_view}

@@ -447,6 +447,12 @@ def return_card(s: TricksState, g: int, number: int) -> bool:
     return s.returns_left[g] == 0
 
 
+@njit(cache=True)
+def swap_target(seat: int, seats_on: int) -> int:
+    """The seat whose table card a Reverse's ``swap k`` takes: ``k`` places on in seat order."""
+    return (seat + seats_on) % NUM_PLAYERS
+
+
 @njit(cache=True, inline="always")
 def swap_cards(s: TricksState, g: int, seats_on: int) -> bool:
     """After a Reverse: exchange the laid card with that of the seat ``seats_on`` places on
@@ -454,7 +460,7 @@ def swap_cards(s: TricksState, g: int, seats_on: int) -> bool:
     (``KEEP_SEATS_ON``). The turn is over either way."""
     if seats_on < KEEP_SEATS_ON:
         p = s.current[g]
-        t = (p + seats_on) % NUM_PLAYERS
+        t = swap_target(p, seats_on)
         s.table_card[g, p], s.table_card[g, t] = s.table_card[g, t], s.table_card[g, p]
         s.table_forced[g, p], s.table_forced[g, t] = s.table_forced[g, t], s.table_forced[g, p]
         s.table_laid_by[g, p], s.table_laid_by[g, t] = s.table_laid_by[g, t], s.table_laid_by[g, p]

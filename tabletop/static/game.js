@@ -437,7 +437,7 @@ function renderTricks(moves) {
       b.type = "button";
       b.dataset.action = m.actions[0];
       if (verb === "swap") {
-        const other = (view.seat + Number(m.label.split(" ")[1])) % 4;
+        const other = view.swap_seats[m.actions[0]]; // the server names each seat (the engine's rule)
         b.textContent = `Swap with ${view.players[other].name}`;
       } else if (verb === "draw") b.textContent = `Draw ${m.label.split(" ")[1]}`;
       else b.textContent = "Keep the table";
