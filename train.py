@@ -305,7 +305,8 @@ def train(
     )
     from agents.registry import table_notes
 
-    specs = [s for s in (cfg.target, *cfg.opponents, *cfg.eval_opponents, cfg.imitation_teacher) if s is not None]
+    teacher = cfg.imitation_teacher if cfg.imitation_steps else None
+    specs = [s for s in (cfg.target, *cfg.opponents, *cfg.eval_opponents, teacher) if s is not None]
     for note in table_notes(cfg.game, specs, cfg.rules, cfg.players):
         console.print(f"[yellow]note[/]: {note}")
     changed = trainer.config_changes[-1] if trainer.config_changes else None

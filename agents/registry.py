@@ -116,6 +116,10 @@ def fitted_table(path: str | Path) -> dict[str, Any] | None:
     return table or None
 
 
+#: Rules options that shape only a learner's reward, not the game a policy plays.
+TRAINING_ONLY = ("reward",)
+
+
 def table_notes(game: str, specs: list[str | Mapping[str, Any]], rules: Mapping[str, Any], players: int) -> list[str]:
     """Where a policy plays another table than its files were fitted to: a checkpoint trained
     under other rules options (a house rule on or off) or at another table size. Such play is
@@ -150,7 +154,7 @@ def _mismatch(fitted: dict[str, Any] | None, rules_cls: type, table: dict[str, A
         except ValueError:
             own = None
             said.append(f"rules this version does not know ({dict(fitted['rules'])})")
-        differ = [k for k in table if own is not None and own[k] != table[k]]
+        differ = [k for k in table if own is not None and k not in TRAINING_ONLY and own[k] != table[k]]
         if differ:
             said.append(
                 "rules "

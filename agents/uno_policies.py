@@ -71,6 +71,7 @@ CHALLENGE_RULES = ("never", "always", "smart")
 _HAND = FIELDS["hand"].slice
 _COLOUR = FIELDS["colour"].slice
 _PENDING_DRAW = FIELDS["pending_draw"].slice
+_PHASE = FIELDS["phase"].slice
 _NUM_PLAYERS = FIELDS["num_players"].start
 _HAND_SIZES = FIELDS["hand_sizes"].slice
 _DISCARD_COUNTS = FIELDS["discard_counts"].slice
@@ -118,17 +119,17 @@ def _swap_scores(sizes: np.ndarray) -> np.ndarray:
 
 def would_bluff(obs: np.ndarray) -> np.ndarray:
     """``bool [B]``: a Wild Draw Four played now would be a bluff, by the engine's own rule
-    (``kernel.bluffs``: the player holds a card of the colour in force, and no draw is
-    pending; a stacked one never is) read from the player's view."""
+    (``kernel.bluffs``: the player holds a card of the colour in force, and it is no stacked
+    one) read from the player's view."""
     from envs.uno import kernel
 
     B = obs.shape[0]
-    hands = np.rint(obs[:, _HAND]).astype(np.int64)[:, None, :]
+    out = np.zeros(B, bool)
     onehot = obs[:, _COLOUR]
     colour = np.where(onehot.any(axis=1), onehot.argmax(axis=1), -1)
-    pending = np.rint(obs[:, _PENDING_DRAW][:, 0]).astype(np.int64)
-    out = np.zeros(B, bool)
-    kernel.bluffs(hands, colour, pending, np.arange(B), np.zeros(B, np.int64), out)
+    phase = obs[:, _PHASE].argmax(axis=1)  # one-hot in the engine's phase order
+    pending = obs[:, _PENDING_DRAW][:, 0]
+    kernel.bluffs(obs[:, None, _HAND], colour, pending, phase, np.arange(B), np.zeros(B, np.int64), out)
     return out
 
 

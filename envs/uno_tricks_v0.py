@@ -65,7 +65,7 @@ def gym_env(
     opponent: BatchedPolicy | Sequence[BatchedPolicy], seat: int = 0, num_players: int = NUM_PLAYERS, **kwargs: Any
 ) -> SeatEnv:
     """A Gymnasium env for one seat; ``opponent`` plays the three others (or give three policies,
-    in seat order, the partner among them). Other keyword arguments as for
+    one per seat after the learner's, from the next seat on: the second is the partner). Other keyword arguments as for
     :class:`~envs.wrappers.SeatEnv`."""
     TricksRules().check_players(num_players)
     return SeatEnv(game, opponent, num_players=NUM_PLAYERS, seat=seat, **kwargs)

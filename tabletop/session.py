@@ -158,8 +158,22 @@ class TableSession:
         self.specs: dict[int, str | dict[str, Any]] = {
             s: opponent_spec(game, num_players, spec) for s, spec in zip(others, specs, strict=True)
         }
+        # The next game's seed: drawn from the session's own generator, not continued from the
+        # engine's stream, whose seed and counter the finished game's record shows. That record
+        # gives the session's seed away (the engine's seeding can be undone), so a session
+        # without a given seed also mixes in a secret: its record tells nothing of the next
+        # deal, nor of the opponents' random choices (their seeds come from the same mix). A
+        # given seed replays the whole session, every deal and choice following from it.
+        key = [int(seed) % 2**64, 0x7AB1E] + ([secrets.randbits(64)] if secret else [])
+        self._next_seeds = np.random.default_rng(key)
+        secret_seeds = np.random.default_rng([*key, 0x5EA7])  # its own stream: dealing draws no policy seed
         self.policies = {
-            s: make_policy(game, spec, seed=seed * 1000 + s, rules=self.rules.to_dict())
+            s: make_policy(
+                game,
+                spec,
+                seed=int(secret_seeds.integers(2**63)) if secret else seed * 1000 + s,
+                rules=self.rules.to_dict(),
+            )
             for s, spec in self.specs.items()
         }
         self.names = list(names) if names else self._default_names()
@@ -168,13 +182,6 @@ class TableSession:
         self.tally = Tally()
         self.history: list[Event] = []
         self._deal_due = True  # a hand was dealt and not yet announced (its first card's effect)
-        # The next game's seed: drawn from the session's own generator, not continued from the
-        # engine's stream, whose seed and counter the finished game's record shows. That record
-        # gives the session's seed away (the engine's seeding can be undone), so a session
-        # without a given seed also mixes in a secret: its record tells nothing of the next
-        # deal. A given seed replays the whole session, every deal following from it.
-        key = [int(seed) % 2**64, 0x7AB1E] + ([secrets.randbits(64)] if secret else [])
-        self._next_seeds = np.random.default_rng(key)
         self._start_record()
 
     # ------------------------------------------------------------------ state

@@ -267,3 +267,19 @@ def test_a_reloaded_finished_game_shows_its_result_and_the_next_game(app_url: st
     page.click("#next-game")
     page.wait_for_function(IDLE)
     assert page.evaluate("view.over") is False
+
+
+def test_the_player_count_can_be_retyped_and_one_click_deals(app_url: str, page: Any) -> None:
+    """Deleting the digit and typing another gives that table (an empty box is not taken for
+    2 while typing), and the first click on Deal deals."""
+    page.goto(f"{app_url}/?fast=1")
+    page.wait_for_function("document.body.dataset.state === 'setup'")
+    page.click("#players")
+    page.keyboard.press("End")
+    page.keyboard.press("Backspace")
+    page.keyboard.type("4")
+    assert page.input_value("#players") == "4"
+    page.wait_for_function("document.querySelectorAll('#seats select').length === 3")
+    page.click("#start")
+    page.wait_for_function(IDLE)
+    assert page.evaluate("view.players.length") == 4

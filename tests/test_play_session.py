@@ -416,17 +416,20 @@ def test_a_session_without_a_seed_deals_its_next_game_from_a_secret(monkeypatch:
     first games share a seed deal different second games; with a given seed they replay."""
     import secrets
 
-    def second_deal(seed: int | None) -> list[str]:
+    def play(seed: int | None) -> tuple[list[Any], list[str]]:
+        """The first game's moves (the random opponent's choices among them) and the second deal."""
         session = TableSession("uno", 2, ["random"], seed=seed, rules={"match": False})
         session.advance()
         while not session.over:
             session.act(session.legal_actions()[0])
+        moves = list(session.record.moves)
         session.next_game()
-        return session.view()["hand"]
+        return moves, session.view()["hand"]
 
     monkeypatch.setattr(secrets, "randbelow", lambda n: 7)  # the first seed, as a record would show it
-    assert second_deal(None) != second_deal(None)
-    assert second_deal(7) == second_deal(7)
+    (moves_a, deal_a), (moves_b, deal_b) = play(None), play(None)
+    assert deal_a != deal_b and moves_a != moves_b  # neither the deals nor the opponents' choices repeat
+    assert play(7) == play(7)
 
 
 def test_the_drawn_card_prompt_offers_keeping_it_only_where_the_rules_do() -> None:

@@ -276,6 +276,33 @@ def test_a_stacked_wild_draw_four_is_no_bluff_to_the_scripted_policies():
         assert all(a.startswith("play W+4") for a in choices(cls(0), [pos] * 10, **rules)), cls.name
 
 
+def test_would_bluff_is_the_engines_judgement_of_a_wild_draw_four() -> None:
+    """Holding the colour in force makes it a bluff; a stacked one (on a pending draw, or on the
+    Wild Draw Four being answered) never is, nor one with no colour in force."""
+    from agents.uno_policies import would_bluff
+
+    rules = {"stacking": True, "stack_wild_draw_four": True}
+    cases = {
+        "plain, holding red": (position([["W+4", "R3"], ["G1", "G2"]], top="R5"), True),
+        "plain, no red": (position([["W+4", "G3"], ["G1", "G2"]], top="R5"), False),
+        "on a pending +2": (position([["W+4", "Y5", "R3"], ["G1", "G2"]], top="Y+2", pending_draw=2), False),
+        "on the +4 answered": (
+            position(
+                [["G1", "G2"], ["W+4", "R3"]],
+                top="W+4",
+                colour="R",
+                current=1,
+                phase="challenge",
+                challenge={"player": 0, "previous_colour": "G", "guilty": False},
+            ),
+            False,
+        ),
+    }
+    eng = engine([pos for pos, _ in cases.values()], **rules)
+    obs, _ = eng.observe()
+    assert would_bluff(obs).tolist() == [want for _, want in cases.values()]
+
+
 def test_a_drawn_wild_draw_four_is_kept_rather_than_bluffed_when_pass_is_allowed():
     pos = position([["W+4", "R1", "G2"], ["Y1", "Y2", "Y3"]], top="R5", phase="drawn", drawn_card="W+4")
     for cls in (GreedyPolicy, HeuristicPolicy):

@@ -47,7 +47,7 @@ class UnoTally(Tally):
         if wd4.size:
             seat = eng.current[wd4]
             bluff = np.zeros(wd4.size, bool)
-            bluffs(eng.hands, eng.colour, eng.pending_draw, wd4, seat, bluff)
+            bluffs(eng.hands, eng.colour, eng.pending_draw, eng.phase, wd4, seat, bluff)
             np.add.at(counts["wd4_played"], (wd4, seat), 1)
             np.add.at(counts["wd4_bluffs"], (wd4[bluff], seat[bluff]), 1)
         ch = (actions == CHALLENGE).nonzero()[0]

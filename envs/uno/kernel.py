@@ -291,12 +291,21 @@ def pass_hands_on(s, g: int, num_players: int) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def bluffs(hands, colour, pending_draw, games, seats, out) -> None:
-    """``out[k]``: playing a Wild Draw Four now in game ``games[k]`` by ``seats[k]`` is a bluff
-    (:func:`holds_colour`; a stacked one, on a pending draw, never is). For a referee's tally."""
+def bluffs(hands, colour, pending_draw, phase, games, seats, out) -> None:
+    """``out[k]``: playing a Wild Draw Four now in game ``games[k]`` by ``seats[k]`` is a bluff,
+    as :func:`play_card` judges it: the player holds a card of the colour in force
+    (:func:`holds_colour`). A stacked one never is: on a pending draw, or in phase
+    ``CHALLENGE`` on the Wild Draw Four being answered (:func:`stack_on_challenge` makes its
+    cards the pending draw first); nor is one with no colour in force. For a referee's tally,
+    and for policies on their own view (``hands``: counts per type, any number type)."""
     for k in range(games.size):
         g = games[k]
-        out[k] = pending_draw[g] == 0 and holds_colour(hands[g, seats[k]], colour[g])
+        out[k] = (
+            pending_draw[g] == 0
+            and phase[g] != CHALLENGE
+            and colour[g] >= 0
+            and holds_colour(hands[g, seats[k]], colour[g])
+        )
 
 
 # ---------------------------------------------------------------------- drawing

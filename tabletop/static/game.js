@@ -65,12 +65,13 @@ function tableSize(info) {
 let served = null; // /api/options: the same for the whole visit
 async function gameOptions() { return served || (served = await api("/api/options")); }
 
-async function buildSeats() {
+async function buildSeats(event) {
   const options = await gameOptions();
   const game = selectedGame();
   const info = options.games[game];
   const n = tableSize(info);
-  if (info.players[0] !== info.players[1]) $("#players").value = n; // the box shows what will be played
+  // the box shows what will be played, but not while it is being typed in (an empty box is no 2)
+  if (info.players[0] !== info.players[1] && event?.type !== "input") $("#players").value = n;
   $("#players").min = info.players[0];
   $("#players").max = info.players[1];
   $("#players-row").hidden = info.players[0] === info.players[1];
