@@ -29,8 +29,8 @@ from torch import nn, optim
 
 from agents.learned import save_checkpoint
 from agents.network import ActorCritic, masked_log_probs
-from agents.registry import make_policy
-from envs.config import seed_arg
+from agents.registry import check_spec, make_policy
+from envs.config import int_in, seed_arg
 from envs.games import GAMES, game_module
 
 
@@ -112,13 +112,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", default="uno", choices=sorted(GAMES))
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--policy", default="heuristic", help="the policy playing every seat (a name)")
-    parser.add_argument("--decisions", type=int, default=2_000_000, help="self-play moves recorded")
-    parser.add_argument("--batch", type=int, default=4096)
-    parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
-    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--decisions", type=int_in(1), default=2_000_000, help="self-play moves recorded")
+    parser.add_argument("--batch", type=int_in(1), default=4096)
+    parser.add_argument("--hidden", type=int_in(1), nargs="+", default=[256, 256])
+    parser.add_argument("--epochs", type=int_in(1), default=3)
     parser.add_argument("--seed", type=seed_arg, default=0)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
+    from envs.atomic import check_file_writable
+
+    try:  # refused now, not after the self-play and the fit
+        game_module(args.game).Rules().check_players(args.players)
+        check_spec(args.game, args.policy, players=args.players)
+        check_file_writable(args.out, "--out")
+    except ValueError as err:
+        parser.error(str(err))
     start = time.perf_counter()
     data = self_play_samples(args.game, args.players, args.policy, args.decisions, args.batch, args.seed)
     took = time.perf_counter() - start

@@ -31,6 +31,8 @@ import envs.uno  # noqa: E402
 import envs.uno_tricks  # noqa: E402
 from agents.policy import RandomPolicy  # noqa: E402
 from envs import uno_tricks_v0, uno_v0  # noqa: E402
+from envs.atomic import check_file_writable, json_ready, write_atomically  # noqa: E402
+from envs.config import int_in, number_in  # noqa: E402
 
 
 def write_results(path: str | Path, rows: list[dict], **meta: object) -> Path:
@@ -44,9 +46,8 @@ def write_results(path: str | Path, rows: list[dict], **meta: object) -> Path:
         **meta,
         "date": time.strftime("%Y-%m-%d"),
     }
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"meta": facts, "rows": rows}, indent=2) + "\n")
-    tmp.replace(path)
+    data = json_ready({"meta": facts, "rows": rows})  # NaN (no reference run) as null: strict JSON
+    write_atomically(path, json.dumps(data, indent=2, allow_nan=False) + "\n")
     return path
 
 
@@ -139,10 +140,14 @@ def rlcard_runner(players: int) -> Callable[[float], tuple[int, float]] | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer, shorter runs")
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--seconds", type=float, default=1.0, help="length of one timed run")
+    parser.add_argument("--repeats", type=int_in(1), default=5)
+    parser.add_argument("--seconds", type=number_in(0.01), default=1.0, help="length of one timed run")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "engine_speed.json"))
     args = parser.parse_args()
+    try:  # refused now, not after the runs
+        check_file_writable(args.out, "--out")
+    except ValueError as err:
+        parser.error(str(err))
     from rich.console import Console
     from rich.table import Table
 

@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.engine_speed import write_results  # noqa: E402
+from envs.config import int_in  # noqa: E402
 
 
 def median(values: list[float]) -> dict[str, float]:
@@ -129,8 +130,8 @@ def collection_ray(runs: int, actors: int, quick: bool, out: dict[str, Any]) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs, half the games")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--actors", type=int, default=2)
+    parser.add_argument("--runs", type=int_in(1), default=5)
+    parser.add_argument("--actors", type=int_in(1), default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ray_speed.json")
     args = parser.parse_args()
     runs = 2 if args.quick else args.runs

@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from bench.engine_speed import write_results  # noqa: E402
+from envs.config import int_in  # noqa: E402
 
 ROLLOUT = 4096  # steps per update on both sides
 
@@ -91,7 +92,7 @@ def measure(game: str, kind: str, num_envs: int, updates: int, seed: int = 0) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads (the machine's 2 cores)")
+    parser.add_argument("--threads", type=int_in(1), default=2, help="torch threads (the machine's 2 cores)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "sb3_speed.json")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)

@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 import envs.uno  # noqa: E402
 import envs.uno_tricks  # noqa: E402
 from bench.engine_speed import engine_runner, median_rate, pin_to_one_core, write_results  # noqa: E402
+from envs.config import int_in  # noqa: E402
 from tournament.config import TournamentConfig  # noqa: E402
 from tournament.runner import run_tournament  # noqa: E402
 from tournament.schedule import build_schedule  # noqa: E402
@@ -64,7 +65,7 @@ def games_per_second(config: TournamentConfig, repeats: int) -> dict[str, float]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer games and runs")
-    parser.add_argument("--batch", type=int, default=4096)
+    parser.add_argument("--batch", type=int_in(1), default=4096)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "tournament_speed.json")
     args = parser.parse_args()
     cpu = pin_to_one_core()

@@ -52,11 +52,11 @@ def measure(config: PPOConfig, repeats: int) -> dict[str, float]:
 
 
 def main() -> None:
-    from envs.config import read_yaml
+    from envs.config import int_in, read_yaml
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads (the machine's 2 cores)")
+    parser.add_argument("--threads", type=int_in(1), default=2, help="torch threads (the machine's 2 cores)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "train_speed.json")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)

@@ -11,6 +11,7 @@ then validates the result and names the key and what is allowed.
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,22 @@ def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
         if value < low or (high is not None and value > high):
             allowed = f"from {low:,} to {high:,}" if high is not None else f"of at least {low:,}"
             raise argparse.ArgumentTypeError(f"must be an integer {allowed}, got {value:,}")
+        return value
+
+    return parse
+
+
+def number_in(low: float, high: float | None = None) -> Callable[[str], float]:
+    """:func:`int_in` for a finite number (``nan`` and ``inf`` refused): from ``low`` to ``high``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+        if not math.isfinite(value) or value < low or (high is not None and value > high):
+            allowed = f"from {low:g} to {high:g}" if high is not None else f"of at least {low:g}"
+            raise argparse.ArgumentTypeError(f"must be a finite number {allowed}, got {text}")
         return value
 
     return parse

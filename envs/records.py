@@ -263,6 +263,10 @@ def verify(record: GameRecord, complete: bool = False) -> Turn | None:
     last = None
     for last in replay(record):  # noqa: B007
         pass
+    if last is None:
+        _, eng = start_engine(record)
+        if int(eng.phase[0]) == eng.over_phase:  # no move could follow, and no result comes from none
+            raise ValueError("the record's start position is a finished game: there is nothing to replay")
     ended = last.done if last is not None else False
     if record.result is not None:
         if not ended:

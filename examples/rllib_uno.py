@@ -23,6 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
+from envs.config import int_in  # noqa: E402
+
 ENV_NAME = "unolab_uno"
 POLICY = "shared"
 
@@ -78,9 +80,9 @@ def train(iterations: int, players: int = 2, env_runners: int = 0, small: bool =
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--iterations", type=int, default=20)
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--env-runners", type=int, default=0, help="RLlib env runners (0: sample in the driver)")
+    parser.add_argument("--iterations", type=int_in(1), default=20)
+    parser.add_argument("--players", type=int_in(2, 10), default=2)
+    parser.add_argument("--env-runners", type=int_in(0), default=0, help="RLlib env runners (0: sample in the driver)")
     parser.add_argument("--address", default=None, help="Ray cluster to join: auto or host:port (default: start one)")
     args = parser.parse_args()
     try:

@@ -41,7 +41,7 @@ from envs.games import GAMES
 from envs.games import game as game_info
 from tabletop.guard import error_response, guards, json_object, shown
 from tabletop.moves import MoveError
-from tabletop.scorebuddy import DEFAULT_STORE, TARGET_PRESETS
+from tabletop.scorebuddy import DEFAULT_STORE, DEFAULT_TARGET, TARGET_PRESETS
 from tabletop.scorebuddy_web import scorebuddy_routes
 from tabletop.session import TableSession
 
@@ -138,6 +138,7 @@ def create_app(store_path: Path = Path(DEFAULT_STORE), allowed_hosts: Iterable[s
             sizes = [g.table_sizes.start, g.table_sizes.stop - 1]
             games[name] = {"policies": offered(name), "players": sizes, "default_opponent": "heuristic"}
         games["uno"]["targets"] = list(TARGET_PRESETS)  # the page's presets for a classic UNO match
+        games["uno"]["default_target"] = DEFAULT_TARGET
         return JSONResponse({"games": games})
 
     async def new(request: Request) -> Response:

@@ -185,3 +185,42 @@ def test_a_cold_start_is_announced(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     fake.write_text("")
     monkeypatch.setattr(compiled, "kernel_source", lambda game: fake)  # no cache beside it: a first run
     assert not compiled.kernels_cached("uno")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--players", "1"], "for 2 to 10 players"),
+        (["--policy", "bogus"], "unknown uno policy 'bogus'"),
+        (["--decisions", "0"], "--decisions: must be an integer of at least 1"),
+        (["--hidden", "0"], "--hidden: must be an integer of at least 1"),
+        (["--out", "."], "is a folder"),
+    ],
+)
+def test_value_fit_refuses_bad_arguments_before_any_work(
+    args: list[str], message: str, capsys: pytest.CaptureFixture
+) -> None:
+    from agents.value_fit import main
+
+    argv = ["--out", "v.pt", *args] if "--out" not in args else args
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_uno_position_asking_for_a_declaration_needs_the_uno_rule() -> None:
+    from envs.uno import UnoEngine, UnoRules
+
+    pos = {
+        "num_players": 2,
+        "hands": [["R1"], ["G5", "B7"]],
+        "discard_pile": ["R5"],
+        "draw_pile": [],
+        "colour": "R",
+        "current_player": 0,
+        "direction": 1,
+        "phase": "uno",
+    }
+    with pytest.raises(ValueError, match="uno_penalty=0 leaves out"):
+        UnoEngine.from_positions([pos], rules=UnoRules(uno_penalty=0))
+    UnoEngine.from_positions([pos])  # with the rule: the declaration waits

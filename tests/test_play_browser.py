@@ -280,6 +280,11 @@ def test_the_player_count_can_be_retyped_and_one_click_deals(app_url: str, page:
     page.keyboard.type("4")
     assert page.input_value("#players") == "4"
     page.wait_for_function("document.querySelectorAll('#seats select').length === 3")
+    # the match target's presets and default come from the server (/api/options)
+    assert page.locator(".preset").all_text_contents() == ["200", "300", "500"]
+    assert page.input_value("#target") == "500"
+    page.click(".preset[data-target='200']")
+    assert page.input_value("#target") == "200"
     page.click("#start")
     page.wait_for_function(IDLE)
-    assert page.evaluate("view.players.length") == 4
+    assert page.evaluate("view.players.length") == 4 and page.evaluate("view.target") == 200

@@ -16,6 +16,7 @@ from envs.records import GameRecord, Recorder, main, replay, verify
 from envs.uno import UnoEngine, UnoRules, action_id
 from envs.uno_tricks import TricksEngine, TricksRules
 
+from .tricks_helpers import laid as laid_card
 from .tricks_helpers import position as tricks_position
 from .uno_helpers import position as uno_position
 
@@ -395,3 +396,25 @@ def test_show_refuses_a_broken_start_position_before_printing_it(tmp_path: Path,
     path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     assert main(["show", str(path)]) == 1
     assert "error: line 1: position 0: discard_pile must hold at least its top card" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        # the leader (0) has laid, seat 1 has not: seat 2 cannot be the one to act
+        ({"table": [laid_card("R1"), None, None, None], "current_player": 2}, "seat 1 lays before player 2"),
+        ({"table": [None, laid_card("R1"), None, None], "current_player": 0}, "seat 1 lays after player 0"),
+        ({"table": [laid_card("R1", added="G2"), None, None, None], "current_player": 1}, "added only by a Wild"),
+        ({"table": [laid_card("R1", forced=True), None, None, None], "current_player": 1}, "the leader's card"),
+        ({"table": [laid_card("R1"), None, None, None], "current_player": 1, "annulled": True}, "only by a Skip"),
+    ],
+)
+def test_a_trick_position_follows_the_tricks_turn_order_and_its_cards(changes: dict, message: str) -> None:
+    """Seats lay from the leader in seat order (kernel.end_turn): a position that skips one
+    would end the trick without it. A Wild's card, a forced duplicate and an annulled trick
+    each need what makes them."""
+    hands = [["R3", "R4"], ["G3", "G4"], ["B3", "B4"], ["Y3", "Y4"]]
+    pos = {**tricks_position(hands, trick=8), **changes}
+    with pytest.raises(ValueError, match=message):
+        TricksEngine.from_positions([pos], auto_reset=False)
+    TricksEngine.from_positions([tricks_position(hands, trick=8)], auto_reset=False)  # the same, in order

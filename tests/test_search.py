@@ -191,7 +191,7 @@ def _bet_positions(players: int = 2, games: int = 2048, steps: int = 40, honest:
     g = np.arange(games)
     for _ in range(steps):
         bluff = np.zeros(games, bool)
-        bluffs(eng.hands, eng.colour, eng.pending_draw, g, eng.current.astype(np.int64), bluff)
+        bluffs(eng.hands, eng.colour, eng.pending_draw, eng.phase, g, eng.current.astype(np.int64), bluff)
         answering = mask[:, actions.CHALLENGE]
         playable = mask[:, w4].any(axis=1) & ~answering
         pick = (playable & ~bluff) if honest else answering | (bluff & playable)

@@ -102,7 +102,7 @@ def last_to_lay(hand, table, specials=(), **extra):
 
 def test_a_lost_trick_gets_its_lowest_card_or_a_skip():
     # The opponents have 9 (+ a Wild's 6) + 8 = 23, the partner 1: lost whatever it lays.
-    lost = last_to_lay(["0", "4", "5", "6"], [laid("9", added="6"), "1", "8"])
+    lost = last_to_lay(["0", "4", "5", "6"], [laid("9", added="6", specials=["W"]), "1", "8"])
     assert choice(HeuristicPolicy(0), lost) == "lay 0"
     assert choice(HeuristicPolicy(0), {**lost, "specials": [["skip"], [], [], []]}) == "lay 0 skip"
     assert choice(GreedyPolicy(0), lost) == "lay 6"

@@ -84,7 +84,7 @@ def survey(
         rows = (mine & (phase == PLAY) & w4_legal).nonzero()[0]
         if rows.size:
             is_bluff = np.zeros(rows.size, bool)
-            bluffs(eng.hands, eng.colour, eng.pending_draw, rows, seat[rows], is_bluff)
+            bluffs(eng.hands, eng.colour, eng.pending_draw, eng.phase, rows, seat[rows], is_bluff)
             rows = rows[is_bluff]
             played = (actions[rows] >= A.PLAY_WILD_DRAW_FOUR) & (actions[rows] < A.PLAY_WILD_DRAW_FOUR + 4)
             target = (seat[rows] + eng.direction[rows]) % players

@@ -316,6 +316,8 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
         raise ValueError(
             "challenge is only set while a Wild Draw Four waits for its answer (a stacked one is not challenged)"
         )
+    if phase_name == "uno" and rules.uno_penalty == 0:
+        raise ValueError("phase 'uno' asks for a declaration, which uno_penalty=0 leaves out of the game")
     if phase_name == "uno" and hand_counts[current].sum() != 1:
         raise ValueError("phase 'uno' follows playing the second-to-last card: the current player holds 1 card")
 

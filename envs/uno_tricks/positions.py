@@ -45,6 +45,8 @@ import numpy as np
 from envs.cards import (
     KIND_DRAW_TWO,
     KIND_REVERSE,
+    KIND_SKIP,
+    KIND_WILD,
     KIND_WILD_DRAW_FOUR,
     NUM_CARD_TYPES,
     TYPE_COPIES,
@@ -272,6 +274,27 @@ def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
         if KIND_REVERSE not in own_specials or not others:
             raise ValueError("phase 'swap' follows a Reverse, with another card on the table")
 
+    if phase_name != "over":  # the trick's turn order (kernel.end_turn): from the leader, in seat order
+        order = [(leader + i) % NUM_PLAYERS for i in range(NUM_PLAYERS)]
+        at = order.index(current)
+        for seat in order[:at]:  # before the player to act: laid, or passed over (no number card)
+            if eng.table_card[j, seat] < 0 and numbers_held[seat] > 0:
+                raise ValueError(
+                    f"table[{seat}] is empty: seat {seat} lays before player {current} in this trick (led by "
+                    f"{leader}) and holds a number card"
+                )
+        for seat in order[at + 1 :]:  # after it: not laid yet
+            if eng.table_card[j, seat] >= 0:
+                raise ValueError(
+                    f"table[{seat}]: seat {seat} lays after player {current} in this trick (led by {leader}), "
+                    "so it cannot have laid yet"
+                )
+    for seat in range(NUM_PLAYERS):
+        specials_here = [TYPE_KIND[t] for t in eng.table_specials[j, seat] if t >= 0]
+        if eng.table_added[j, seat] >= 0 and KIND_WILD not in specials_here:
+            raise ValueError(f"table[{seat}].added: a card is added only by a Wild laid at that seat")
+        if eng.table_card[j, seat] >= 0 and eng.table_forced[j, seat] and eng.table_laid_by[j, seat] == leader:
+            raise ValueError(f"table[{seat}].forced: the leader's card, laid on an empty table, duplicates nothing")
     # The trick count: ten tricks when hand sizes never change (the hand sizes below keep a
     # live game within them), the observation's bound under the literal rule, where hands
     # grow and shrink. A finished game may come from either rule.
@@ -292,6 +315,9 @@ def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
                     + "): with exchange_returns 'drawn' hand sizes never change"
                 )
     annulled = read_bool(pos.get("annulled", False), "annulled")
+    skips = (TYPE_KIND[eng.table_specials[j][eng.table_specials[j] >= 0]] == KIND_SKIP).any()
+    if annulled and not skips and phase_name != "over":
+        raise ValueError("annulled: a trick is annulled only by a Skip on the table")
     if pos.get("rng") is not None:
         check_rng_state(pos["rng"])
 

@@ -76,6 +76,7 @@ async function buildSeats(event) {
   $("#players").max = info.players[1];
   $("#players-row").hidden = info.players[0] === info.players[1];
   $("#target-row").hidden = !info.targets; // a game played as a match to a target (classic UNO)
+  if (info.targets && !$("#presets").children.length) buildPresets(info);
   $("#house-rules-row").hidden = game !== "uno"; // the checkboxes are classic UNO's house rules
   const seats = $("#seats");
   const previous = [...seats.querySelectorAll("select")].map((s) => s.value);
@@ -97,6 +98,24 @@ async function buildSeats(event) {
     row.appendChild(select);
     seats.appendChild(row);
   }
+}
+
+// The target presets and the default target, as the server serves them (/api/options).
+function buildPresets(info) {
+  for (const value of info.targets) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "preset" + (value === info.default_target ? " selected" : "");
+    b.dataset.target = value;
+    b.textContent = value;
+    b.addEventListener("click", () => {
+      document.querySelectorAll(".preset").forEach((x) => x.classList.remove("selected"));
+      b.classList.add("selected");
+      $("#target").value = value;
+    });
+    $("#presets").appendChild(b);
+  }
+  $("#target").value = info.default_target;
 }
 
 async function startGame() {
@@ -468,11 +487,6 @@ document.querySelectorAll("input[name=game]").forEach((r) => r.addEventListener(
 // (the click on it is lost); the blur's change then finds the rows already built
 $("#players").addEventListener("input", buildSeats);
 $("#players").addEventListener("change", buildSeats);
-document.querySelectorAll(".preset").forEach((b) => b.addEventListener("click", () => {
-  document.querySelectorAll(".preset").forEach((x) => x.classList.remove("selected"));
-  b.classList.add("selected");
-  $("#target").value = b.dataset.target;
-}));
 $("#start").addEventListener("click", startGame);
 for (const word of WORD_BUTTONS) document.querySelector(`#actions [data-action=${word}]`).addEventListener("click", () => send(word));
 $("#draw-pile").addEventListener("click", () => { if (moveFor("draw")) send("draw"); });
