@@ -12,8 +12,9 @@ exactly as from its own (GAE runs along each game's chains, so games never mix).
 Why it scales: collection is most of an update's time (``charts/collect_SPS``) and the
 actors share nothing but the weights, so N machines collect about N times the decisions
 per second while the learner (one process, a GPU where there is one) does the rest.
-A resumed run continues the weights, optimiser and pool; the actors start new games
-(bit-exact resume is the local backend's).
+A resumed run continues the weights, optimiser and pool; the actors start new games, seeded
+from the update they resume at as well, so a run resumed again and again never replays the
+deals of its first updates (bit-exact resume is the local backend's).
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ class RolloutWorker:
     """One actor's games and network: a :class:`~agents.collector.Collector` of its own
     (a plain class; :class:`RayCollector` makes it a Ray actor)."""
 
-    def __init__(self, cfg: dict[str, Any], index: int, num_games: int) -> None:
+    def __init__(self, cfg: dict[str, Any], index: int, num_games: int, start_update: int = 0) -> None:
         import torch
 
-        seed = int(np.random.SeedSequence([cfg["seed"], index + 1]).generate_state(1)[0] >> 1)
+        key = [cfg["seed"], index + 1] + ([start_update] if start_update else [])  # a resume: other games
+        seed = int(np.random.SeedSequence(key).generate_state(1)[0] >> 1)
         local = {**cfg, "num_games": num_games, "seed": seed, "device": "cpu", "backend": "local"}
         local["torch_threads"] = cfg.get("torch_threads") or 1  # one core per actor
         torch.set_num_threads(local["torch_threads"])
@@ -76,7 +78,7 @@ class RayCollector:
         shares = [cfg.num_games // n + (i < cfg.num_games % n) for i in range(n)]
         actor = ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker)
         plain = dataclasses.asdict(cfg)
-        self.actors = [actor.remote(plain, i, b) for i, b in enumerate(shares)]
+        self.actors = [actor.remote(plain, i, b, trainer.update_count) for i, b in enumerate(shares)]
         self.sent_version = -1
         self.wait_seconds = 0.0  # driver time spent waiting for rollouts, last call
 

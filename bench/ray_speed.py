@@ -132,10 +132,20 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer runs, half the games")
     parser.add_argument("--runs", type=int_in(1), default=5)
     parser.add_argument("--actors", type=int_in(1), default=2)
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ray_speed.json")
+    parser.add_argument("--out", type=Path, default=None, help="default: bench/results/ray_speed.json (--quick: none)")
     args = parser.parse_args()
+    if args.quick and args.runs != 5:
+        parser.error("--quick sets the runs (2): leave --runs out")
     runs = 2 if args.quick else args.runs
+    from agents.ray_support import import_ray
     from tournament.ray_backend import connect
+
+    try:  # before the local runs: without Ray the bench would stop only after them
+        import_ray()
+    except RuntimeError as err:
+        parser.error(str(err))
+    # a quick run's figures never replace the committed ones unless --out names that file
+    out = args.out or (None if args.quick else ROOT / "bench" / "results" / "ray_speed.json")
 
     local_rates, local_results = tournament_local(runs)
     local_collection = collection_local(runs, args.quick)
@@ -148,8 +158,11 @@ def main() -> None:
     ]
     for row in rows:
         print(json.dumps(row, indent=1))
-    write_results(args.out, rows, cpus=os.cpu_count(), ray_start_seconds=round(connect_seconds, 2), runs=runs)
-    print(f"wrote {args.out}")
+    if out is None:
+        print("--quick: nothing written (give --out to keep the figures)")
+        return
+    write_results(out, rows, cpus=os.cpu_count(), ray_start_seconds=round(connect_seconds, 2), runs=runs)
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

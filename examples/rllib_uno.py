@@ -15,7 +15,6 @@ one game per env-runner env.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -85,12 +84,21 @@ def main() -> int:
     parser.add_argument("--env-runners", type=int_in(0), default=0, help="RLlib env runners (0: sample in the driver)")
     parser.add_argument("--address", default=None, help="Ray cluster to join: auto or host:port (default: start one)")
     args = parser.parse_args()
-    try:
+    try:  # RLlib itself, not only Ray: the '.[ray]' extra alone has no ray.rllib
         import ray
+        import ray.rllib  # noqa: F401
     except ImportError:
         parser.error("this example needs RLlib: pip install -e '.[rllib]'")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(address=args.address, include_dashboard=False)
+    from tournament.ray_backend import connect
+
+    try:  # the lab's own connection: a bad address fails in seconds, naming it
+        connect(args.address)
+    except RuntimeError as err:
+        parser.error(str(err))
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    if args.env_runners > max(cpus - 1, 0):  # each runner takes a CPU beside the driver's, or waits forever
+        ray.shutdown()
+        parser.error(f"--env-runners {args.env_runners} needs {args.env_runners + 1} CPUs; the Ray cluster has {cpus}")
     start = time.perf_counter()
     for i, result in enumerate(train(args.iterations, args.players, args.env_runners), 1):
         runners = result.get("env_runners", {})

@@ -398,3 +398,19 @@ def test_a_checkpoint_whose_sizes_do_not_fit_the_game_is_refused_with_both_sizes
         ValueError, match="trained on 300 observation values and 70 actions; the uno game here has 449 and 79"
     ):
         LearnedPolicy(checkpoint=str(path))
+
+
+def test_a_resumed_ray_actor_plays_other_games_than_the_runs_first_ones():
+    """Ray rollout actors are seeded from the run's seed and their index, and on a resume from
+    the update as well: a preemptible run resumed again and again must not replay its first
+    updates' deals. A run from the start keeps its seeds."""
+    from agents.ray_rollout import RolloutWorker
+
+    cfg = dataclasses.asdict(tiny())
+
+    def first_obs(start_update: int) -> np.ndarray:
+        worker = RolloutWorker(cfg, 0, 4, start_update)
+        return worker.collector.engine.observe()[0]
+
+    np.testing.assert_array_equal(first_obs(0), first_obs(0))
+    assert not np.array_equal(first_obs(0), first_obs(16))

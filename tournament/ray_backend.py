@@ -25,6 +25,7 @@ from typing import Any
 
 from agents.ray_support import INSTALL_HINT, import_ray
 from agents.registry import AGENT, make_policy, split_spec
+from envs.atomic import write_atomically
 from tournament.config import TournamentConfig
 from tournament.runner import Results, merge_shards, play_shard
 from tournament.schedule import Schedule, Shard, plan_shards
@@ -92,8 +93,10 @@ def _worker_maker(checkpoints: Mapping[str, tuple[str, Any]]) -> Callable[..., A
             import ray
 
             local = Path(tempfile.gettempdir()) / f"unolab-checkpoint-{digest}.pt"
-            if not local.exists():
-                local.write_bytes(ray.get(ref))
+            # a file left by a worker killed mid-write, or planted in the shared folder, is not
+            # trusted: only bytes of this digest are used, and they are written whole
+            if not local.is_file() or hashlib.sha256(local.read_bytes()).hexdigest()[: len(digest)] != digest:
+                write_atomically(local, ray.get(ref))
             _TEMPLATES[key] = make_policy(game, {**params, "name": AGENT, "checkpoint": str(local)}, 0)
         policy = copy.copy(_TEMPLATES[key])  # shares the (read-only) network
         policy.seed(seed)
