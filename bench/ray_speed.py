@@ -130,13 +130,13 @@ def collection_ray(runs: int, actors: int, quick: bool, out: dict[str, Any]) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs, half the games")
-    parser.add_argument("--runs", type=int_in(1), default=5)
+    parser.add_argument("--runs", type=int_in(1), default=None, help="timed runs (default 5; --quick: 2)")
     parser.add_argument("--actors", type=int_in(1), default=2)
     parser.add_argument("--out", type=Path, default=None, help="default: bench/results/ray_speed.json (--quick: none)")
     args = parser.parse_args()
-    if args.quick and args.runs != 5:
+    if args.quick and args.runs is not None:
         parser.error("--quick sets the runs (2): leave --runs out")
-    runs = 2 if args.quick else args.runs
+    runs = 2 if args.quick else args.runs or 5
     from agents.ray_support import import_ray
     from tournament.ray_backend import connect
 

@@ -405,8 +405,17 @@ def test_show_refuses_a_broken_start_position_before_printing_it(tmp_path: Path,
         ({"table": [laid_card("R1"), None, None, None], "current_player": 2}, "seat 1 lays before player 2"),
         ({"table": [None, laid_card("R1"), None, None], "current_player": 0}, "seat 1 lays after player 0"),
         ({"table": [laid_card("R1", added="G2"), None, None, None], "current_player": 1}, "added only by a Wild"),
-        ({"table": [laid_card("R1", forced=True), None, None, None], "current_player": 1}, "the leader's card"),
+        ({"table": [laid_card("R1", forced=True), None, None, None], "current_player": 1}, "exactly when its number"),
         ({"table": [laid_card("R1"), None, None, None], "current_player": 1, "annulled": True}, "only by a Skip"),
+        (
+            {"table": [laid_card("R1", specials=["RS"]), None, None, None], "current_player": 1, "annulled": False},
+            "a Skip on the table annuls the trick",
+        ),
+        ({"table": [laid_card("R1"), laid_card("G1"), None, None], "current_player": 2}, "exactly when its number"),
+        (
+            {"table": [laid_card("R1"), laid_card("G2", forced=True), None, None], "current_player": 2},
+            "exactly when its number",
+        ),
     ],
 )
 def test_a_trick_position_follows_the_tricks_turn_order_and_its_cards(changes: dict, message: str) -> None:
@@ -418,3 +427,6 @@ def test_a_trick_position_follows_the_tricks_turn_order_and_its_cards(changes: d
     with pytest.raises(ValueError, match=message):
         TricksEngine.from_positions([pos], auto_reset=False)
     TricksEngine.from_positions([tricks_position(hands, trick=8)], auto_reset=False)  # the same, in order
+    skip = {"table": [laid_card("R1", specials=["RS"]), None, None, None], "current_player": 1}
+    eng = TricksEngine.from_positions([{**tricks_position(hands, trick=8), **skip}], auto_reset=False)
+    assert eng.position(0)["annulled"] is True  # left out, the flag follows the Skip on the table

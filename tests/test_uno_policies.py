@@ -286,6 +286,7 @@ def test_would_bluff_is_the_engines_judgement_of_a_wild_draw_four() -> None:
         "plain, holding red": (position([["W+4", "R3"], ["G1", "G2"]], top="R5"), True),
         "plain, no red": (position([["W+4", "G3"], ["G1", "G2"]], top="R5"), False),
         "on a pending +2": (position([["W+4", "Y5", "R3"], ["G1", "G2"]], top="Y+2", pending_draw=2), False),
+        "no colour in force": (position([["W+4", "R3"], ["G1", "G2"]], top="W", colour=None, phase="colour"), False),
         "on the +4 answered": (
             position(
                 [["G1", "G2"], ["W+4", "R3"]],

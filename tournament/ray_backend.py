@@ -78,6 +78,17 @@ class RunInfo:
 _TEMPLATES: dict[str, Any] = {}  # per worker process: checkpoint digest -> loaded policy
 
 
+def _node_cache() -> Path:
+    """This user's folder for the checkpoints a node's workers share (mode 0700: another user
+    of the machine can neither plant a file there nor block its replacement)."""
+    uid = os.getuid() if hasattr(os, "getuid") else None  # None: a system without users' ids
+    folder = Path(tempfile.gettempdir()) / f"unolab-{uid if uid is not None else 'user'}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    if uid is not None and folder.stat().st_uid != uid:
+        raise RuntimeError(f"{folder} belongs to another user: remove it, or set TMPDIR")
+    return folder
+
+
 def _worker_maker(checkpoints: Mapping[str, tuple[str, Any]]) -> Callable[..., Any]:
     """A policy maker for ``play_shard`` that loads each checkpoint once per worker process
     (from the object store, not the driver's disk) and reseeds a shallow copy per shard."""
@@ -92,9 +103,9 @@ def _worker_maker(checkpoints: Mapping[str, tuple[str, Any]]) -> Callable[..., A
         if key not in _TEMPLATES:
             import ray
 
-            local = Path(tempfile.gettempdir()) / f"unolab-checkpoint-{digest}.pt"
-            # a file left by a worker killed mid-write, or planted in the shared folder, is not
-            # trusted: only bytes of this digest are used, and they are written whole
+            local = _node_cache() / f"unolab-checkpoint-{digest}.pt"
+            # a file left by a worker killed mid-write is not trusted: only bytes of this
+            # digest are used, and they are written whole
             if not local.is_file() or hashlib.sha256(local.read_bytes()).hexdigest()[: len(digest)] != digest:
                 write_atomically(local, ray.get(ref))
             _TEMPLATES[key] = make_policy(game, {**params, "name": AGENT, "checkpoint": str(local)}, 0)

@@ -289,12 +289,24 @@ def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
                     f"table[{seat}]: seat {seat} lays after player {current} in this trick (led by {leader}), "
                     "so it cannot have laid yet"
                 )
+        if current != leader and eng.table_card[j, leader] < 0:
+            raise ValueError(f"table[{leader}] is empty: the leader lays first in its trick")
     for seat in range(NUM_PLAYERS):
         specials_here = [TYPE_KIND[t] for t in eng.table_specials[j, seat] if t >= 0]
         if eng.table_added[j, seat] >= 0 and KIND_WILD not in specials_here:
             raise ValueError(f"table[{seat}].added: a card is added only by a Wild laid at that seat")
-        if eng.table_card[j, seat] >= 0 and eng.table_forced[j, seat] and eng.table_laid_by[j, seat] == leader:
-            raise ValueError(f"table[{seat}].forced: the leader's card, laid on an empty table, duplicates nothing")
+    # A card is a forced duplicate exactly when its number was laid before it this trick (forced
+    # ones included, a Wild's added card not): in laying order, each laid_by from the leader on.
+    laid = [s for s in range(NUM_PLAYERS) if eng.table_card[j, s] >= 0]
+    seen: set[int] = set()
+    for seat in sorted(laid, key=lambda s: (eng.table_laid_by[j, s] - leader) % NUM_PLAYERS):
+        number = int(TYPE_NUMBER[eng.table_card[j, seat]])
+        if bool(eng.table_forced[j, seat]) != (number in seen):
+            raise ValueError(
+                f"table[{seat}].forced: a card is a forced duplicate exactly when its number ({number}) was "
+                "laid before it this trick"
+            )
+        seen.add(number)
     # The trick count: ten tricks when hand sizes never change (the hand sizes below keep a
     # live game within them), the observation's bound under the literal rule, where hands
     # grow and shrink. A finished game may come from either rule.
@@ -314,10 +326,13 @@ def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
                     + (f", {returns_left} still to put back" if returns_left and seat == current else "")
                     + "): with exchange_returns 'drawn' hand sizes never change"
                 )
-    annulled = read_bool(pos.get("annulled", False), "annulled")
-    skips = (TYPE_KIND[eng.table_specials[j][eng.table_specials[j] >= 0]] == KIND_SKIP).any()
-    if annulled and not skips and phase_name != "over":
-        raise ValueError("annulled: a trick is annulled only by a Skip on the table")
+    # a Skip laid this trick annuls it (kernel.lay_card): the flag follows the table, and a
+    # position that leaves it out gets it from there
+    skips = bool((TYPE_KIND[eng.table_specials[j][eng.table_specials[j] >= 0]] == KIND_SKIP).any())
+    annulled = read_bool(pos.get("annulled", skips), "annulled")
+    if annulled != skips and phase_name != "over":
+        said = "a trick is annulled only by a Skip on the table" if annulled else "a Skip on the table annuls the trick"
+        raise ValueError(f"annulled: {said}")
     if pos.get("rng") is not None:
         check_rng_state(pos["rng"])
 
