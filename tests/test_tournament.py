@@ -10,7 +10,7 @@ from envs.uno import UnoEngine
 from tournament.config import TournamentConfig, load_config
 from tournament.runner import run_tournament
 from tournament.schedule import build_schedule
-from tournament.stats import summarise, wilson
+from tournament.stats import clustered_wilson, summarise, wilson
 
 
 def config(**kw) -> TournamentConfig:
@@ -150,6 +150,27 @@ def test_wilson_interval_matches_scipy():
 def test_bad_configs_are_refused_with_a_clear_message(overrides, message):
     with pytest.raises(ValueError, match=message):
         load_config(None, overrides)
+
+
+def test_the_interval_counts_a_deals_correlated_games_as_fewer():
+    """Games of one duplicate deal that move together (the trick game) widen the interval by
+    the design effect; games that balance out (classic UNO) never narrow it below Wilson's."""
+    rng = np.random.default_rng(0)
+    deals, per_deal = 2000, 4
+    together = rng.random(deals) < 0.6  # each deal's 4 games all won or all lost: deff 4
+    low, high = clustered_wilson(together * per_deal * 1.0, np.full(deals, per_deal))
+    plain = wilson(together.sum() * per_deal, deals * per_deal)
+    assert (high - low) == pytest.approx(2 * (plain[1] - plain[0]), rel=0.05)  # sqrt(4) times as wide
+    balanced = np.full(deals, 2.0)  # 2 of 4 won on every deal: no variance between deals
+    assert clustered_wilson(balanced, np.full(deals, per_deal)) == wilson(2 * deals, deals * per_deal)
+    # coverage where the truth is known: independent deals, 3 correlated games each
+    truth, covered = 0.6, 0
+    for _ in range(400):
+        won = (rng.random(300) < truth)[:, None] & (rng.random((300, 3)) < 0.9) | (rng.random((300, 3)) < 0.05)
+        p = 0.9 * truth + 0.05 - 0.045 * truth
+        low, high = clustered_wilson(won.sum(axis=1).astype(float), np.full(300, 3))
+        covered += low <= p <= high
+    assert covered / 400 >= 0.92
 
 
 def test_wilson_interval_ends_at_a_clean_sweep():

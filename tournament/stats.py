@@ -1,9 +1,13 @@
 """From game results to the tournament's numbers: win rates with intervals, points, ratings, head to head.
 
 - Win rate: a game's win is shared by tied winners (and, in the trick game, a drawn game
-  counts half to each team). The 95% interval is Wilson's score interval, which treats
-  games as independent; duplicate deals make them negatively correlated, so the
-  interval is, if anything, conservative.
+  counts half to each team). The 95% interval is Wilson's score interval on an effective
+  number of games: the games of one duplicate deal are not independent. In classic UNO
+  they are negatively correlated (Wilson's interval is then, if anything, conservative),
+  but in the trick game positively: measured, the variance of the win rate clustered by
+  deal is 1.3-1.9 times the binomial one, and a plain Wilson interval covered 86-92%
+  instead of 95%. So the games count ``n / deff``, ``deff`` the design effect clustered by
+  deal (never below 1: :func:`clustered_wilson`).
 - Head to head (two-sided tables): the score of one entrant against another, and a
   paired t-test over duplicate deals (each deal played at every seating is one
   observation), which removes the luck of the cards from the comparison.
@@ -40,6 +44,24 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     return low, high
 
 
+def clustered_wilson(totals: np.ndarray, counts: np.ndarray, z: float = Z95) -> tuple[float, float]:
+    """Wilson's interval of ``sum(totals) / sum(counts)`` where ``totals[d]`` and ``counts[d]``
+    are one deal's wins and games: the games count ``n / deff``, ``deff`` the variance of the
+    ratio estimate clustered by deal over the binomial variance, at least 1 (the clustered
+    variance is ``D / (D - 1) * sum((T_d - p m_d)^2) / n^2`` over the ``D`` deals played)."""
+    keep = counts > 0
+    totals, counts = np.asarray(totals, np.float64)[keep], np.asarray(counts, np.float64)[keep]
+    n = float(counts.sum())
+    if n == 0:
+        return float("nan"), float("nan")
+    p, deals = float(totals.sum()) / n, totals.size
+    deff = 1.0
+    if deals > 1 and 0.0 < p < 1.0:
+        clustered = deals / (deals - 1) * float(np.square(totals - p * counts).sum()) / (n * n)
+        deff = max(1.0, clustered / (p * (1.0 - p) / n))
+    return wilson(p * n / deff, n / deff, z)
+
+
 def seat_scores(config: TournamentConfig, results: Results) -> np.ndarray:
     """Each seat's share of each game: 1 for a sole winner, 1/k for k tied winners;
     a drawn trick game (no winner) gives every seat 1/2."""
@@ -59,13 +81,15 @@ def summarise(config: TournamentConfig, schedule: Schedule, results: Results) ->
     rows = []
     rules = config.rules_object()
     tally = tally_of(config.game)
+    deal = np.broadcast_to(schedule.deal[played][:, None], entrant.shape)  # each seat's deal
     for e, ent in enumerate(schedule.entrants):
         at = entrant == e
         appearances = int(at.sum()) // per_side
         if not appearances:
             continue
         wins = float(score[at].sum()) / per_side
-        low, high = wilson(wins, appearances)
+        per_deal = np.bincount(deal[at], weights=score[at], minlength=schedule.deals) / per_side
+        low, high = clustered_wilson(per_deal, np.bincount(deal[at], minlength=schedule.deals) / per_side)
         row: dict[str, Any] = {
             "entrant": ent.label,
             "games": appearances,
@@ -120,19 +144,19 @@ def head_to_head(config: TournamentConfig, schedule: Schedule, results: Results)
         a_first = side0_entrant[schedule.table[rows]] == a
         a_score = np.where(a_first, side0_score[rows], 1.0 - side0_score[rows])  # a's share of each game
         s = float(a_score.sum())
-        per_deal = np.bincount(schedule.deal[rows], weights=a_score, minlength=schedule.deals)
+        totals = np.bincount(schedule.deal[rows], weights=a_score, minlength=schedule.deals)
         per_count = np.bincount(schedule.deal[rows], minlength=schedule.deals)
-        per_deal = per_deal[per_count > 0] / per_count[per_count > 0]
+        per_deal = totals[per_count > 0] / per_count[per_count > 0]
         if per_deal.size < 2:
             p = 1.0
         elif per_deal.std() > 0:
             p = float(ttest_1samp(per_deal, 0.5).pvalue)
         else:  # the same score on every deal: an exact sign test over the deals (none if an even split)
             p = 1.0 if per_deal[0] == 0.5 else min(1.0, 2.0 ** (1 - per_deal.size))
-        for x, y, sx in ((a, b, s), (b, a, n - s)):
+        for x, y, sx, tx in ((a, b, s, totals), (b, a, n - s, per_count - totals)):
             games[x, y] = n
             score[x, y] = sx / n
-            low[x, y], high[x, y] = wilson(sx, n)
+            low[x, y], high[x, y] = clustered_wilson(tx, per_count)
             p_value[x, y] = p
     return {
         "labels": labels,

@@ -64,7 +64,7 @@ class UnoTally(Tally):
             final = results.scores[played][at]
             row["mean_final_score"] = float(final.mean())
             row["mean_points_missing"] = float(np.maximum(rules.target_score - final, 0).mean())
-            row["hands_per_match"] = float(results.hands[played].mean())
+            row["hands_per_match"] = float(results.hands[played][at.any(axis=1)].mean())  # its own matches
         for name, counts in results.events.items():
             row[name] = int(counts[played][at].sum())
         row["bluff_rate"] = row["wd4_bluffs"] / row["wd4_played"] if row["wd4_played"] else float("nan")
