@@ -81,6 +81,11 @@ def run(config: TournamentConfig, console: Console, label: str = "games", backen
     summary["seconds"] = seconds
     summary["games_per_second"] = summary["games"] / seconds
     summary["config"] = config.to_dict()
+    if config.ratings == "openskill" and any(len(set(t)) < len(t) for t in schedule.tables):
+        notes.append(
+            "ratings: an entrant holding several seats of a table counts there as one competitor that wins "
+            "if any of its seats wins, so its rating does not compare with its win rate per seat"
+        )
     summary["notes"] = notes
     return summary
 

@@ -70,6 +70,21 @@ def test_a_team_of_an_agent_and_a_scripted_partner_plays_with_notes(tmp_path):
     assert "note: tricks_ppo: models/tricks_ppo.pt was fitted under rules exchange_returns=" in proc.stdout
 
 
+def test_ratings_of_an_entrant_at_several_seats_come_with_a_note(tmp_path):
+    """OpenSkill counts an entrant at several seats of a table as one competitor: its rating
+    then says nothing of its win rate per seat, and the results say so."""
+    proc = evaluate(
+        "games=96",
+        "batch=96",
+        "policies=[heuristic, greedy]",
+        "lineups=[[heuristic, greedy, greedy, greedy]]",
+        f"output={tmp_path}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    notes = json.loads((tmp_path / "tournament.json").read_text())["notes"]
+    assert any("counts there as one competitor" in n for n in notes)
+
+
 def test_a_trick_game_tournament_with_match_of_teams(tmp_path):
     cfg = tmp_path / "tricks.yaml"
     cfg.write_text(
