@@ -139,7 +139,7 @@ def _forms(game: str, action: str) -> set[str]:
 
 
 #: The trick game's phases whose question a number answers: "2" there is ``draw 2`` / ``return 2``, not key 2.
-COUNTED = {"draw": "draw", "return": "return"}
+COUNTED = ("draw", "return")
 
 
 def describe(moves: Sequence[Move]) -> str:
@@ -163,7 +163,7 @@ def parse_move(
         raise MoveError(f"type a move: {describe(moves)}")
     by_key = {m.key: m for m in moves}
     if game == "tricks" and typed.isdigit() and phase in COUNTED:  # "how many do you draw?" "2": 2, not key 2
-        answer = f"{COUNTED[phase]} {int(typed)}"
+        answer = f"{phase} {int(typed)}"  # the phase is named after its move
         if any(answer in m.actions for m in moves):
             return answer
         raise MoveError(
