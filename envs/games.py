@@ -2,10 +2,11 @@
 
 A :class:`Game` names a game's engine package, its versioned env module and ids, its table
 sizes and whether partners share a result, its shipped agents and where its scripted
-policies live (``module:attribute`` strings, resolved by the ``agents`` layer, so that
-``envs`` imports nothing above it). Everything that once spelled out ``"uno"`` and
-``"tricks"`` asks :func:`game` (or iterates :data:`GAMES`) instead. A third game is its
-engine package, its policies, and one more entry here.
+policies, tournament tally and play-screen presentation live (``module:attribute``
+strings, resolved by the layer that uses them, so that ``envs`` imports nothing above
+it). Everything that once spelled out ``"uno"`` and ``"tricks"`` asks :func:`game` (or
+iterates :data:`GAMES`) instead. A third game is its engine package, its policies, its
+table presentation, and one more entry here.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class Game:
     shipped_agents: dict[int, str]  # table size -> models/ file of the agent shipped for it
     default_agent: str  # the models/ file for any other table size
     tally: str  # "module:attribute" of what tournaments count for it beyond wins (the tournament layer)
+    tabletop: str  # "module:attribute" of its presentation on the play screens (tabletop.table_game.TableGame)
 
     @property
     def engine(self) -> ModuleType:
@@ -76,6 +78,7 @@ GAMES: dict[str, Game] = {
             shipped_agents={2: "uno_2p_ppo.pt", 4: "uno_4p_ppo.pt"},
             default_agent="uno_4p_ppo.pt",
             tally="tournament.tallies:UNO_TALLY",
+            tabletop="tabletop.uno_table:UNO_TABLE",
         ),
         Game(
             name="tricks",
@@ -91,6 +94,7 @@ GAMES: dict[str, Game] = {
             shipped_agents={4: "tricks_ppo.pt"},
             default_agent="tricks_ppo.pt",
             tally="tournament.tallies:TRICKS_TALLY",
+            tabletop="tabletop.tricks_table:TRICKS_TABLE",
         ),
     )
 }

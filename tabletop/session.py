@@ -23,12 +23,11 @@ from typing import Any
 import numpy as np
 
 from agents.registry import AGENT, check_spec, make_policy, spec_label
-from envs.cards import COLOUR_NAMES, COLOURS
 from envs.config import MAX_SEED
 from envs.games import game as game_info
 from envs.records import GameRecord, game_module
 from tabletop.moves import Choice, Move, MoveError, list_moves, parse_move
-from tabletop.views import TEAM_NAMES, VIEWS, swap_seats, team_of
+from tabletop.table_game import table_game
 
 #: Agents' moves in a row before the session gives up (a bug guard: games end far sooner).
 MAX_AGENT_MOVES = 100_000
@@ -65,11 +64,6 @@ def opponent_spec(game: str, num_players: int, text: str | Mapping[str, Any]) ->
             spec = name
     check_spec(game, spec, players=num_players)
     return spec
-
-
-def _cards(n: int) -> str:
-    """``a card``, ``3 cards``, ``no card`` (both piles empty)."""
-    return "a card" if n == 1 else "no card" if n == 0 else f"{n} cards"
 
 
 @dataclass
@@ -126,6 +120,7 @@ class TableSession:
             raise ValueError(f"seed must be an integer from 0 to {MAX_SEED:,}, got {seed!r}")
         self.game = game
         self.module = game_module(game)
+        self.table = table_game(game)  # how this game is shown and told
         options = dict(rules or {})
         if {"match", "target_score"} <= set(self.module.Rules().to_dict()):  # a game played as a match
             options.setdefault("match", True)
@@ -191,11 +186,9 @@ class TableSession:
             if s == self.seat:
                 names.append("You")
             else:
-                label = spec_label(self.specs[s])
-                names.append(
-                    f"P{s} {label}"
-                    + (" (partner)" if game_info(self.game).teams and team_of(s) == team_of(self.seat) else "")
-                )
+                info = game_info(self.game)
+                partner = info.teams and info.side_of(s, self.num_players) == info.side_of(self.seat, self.num_players)
+                names.append(f"P{s} {spec_label(self.specs[s])}" + (" (partner)" if partner else ""))
         return names
 
     def _start_record(self) -> None:
@@ -228,7 +221,7 @@ class TableSession:
     def view(self) -> dict[str, Any]:
         """What the person may see now, with their legal moves and the session's tally."""
         pos = self.engine.position(0)
-        view = VIEWS[self.game](pos, self.seat, self.rules, self.names)
+        view = self.table.view(pos, self.seat, self.rules, self.names)
         view["moves"] = [{"key": m.key, "label": m.label, "actions": list(m.actions)} for m in self.moves()]
         view["over"] = self.over
         view["tally"] = asdict(self.tally)
@@ -273,32 +266,12 @@ class TableSession:
         if not self._deal_due or self.over:
             return []
         self._deal_due = False
-        if self.game != "uno":
+        story = self.table.opening(self, self.engine.position(0))
+        if story is None:
             return []
-        event = Event(-1, "", "deal", self._opening_story(self.engine.position(0)), self.view())
+        event = Event(-1, "", "deal", story, self.view())
         self.history.append(event)
         return [event]
-
-    def _opening_story(self, pos: dict[str, Any]) -> str:
-        """What the first card of a fresh hand did, read from the position the engine dealt
-        (who drew, who plays first, which way play goes): the engine applied it, this tells it."""
-        first, starter, current = pos["discard_pile"][0], pos["hand_starter"], pos["current_player"]
-        hand = f"Hand {pos['hand_number'] + 1}" if self.rules.match else "New game"
-        parts = [f"{hand}: the first card is {first}"]
-        if pos["direction"] < 0:
-            parts.append("play goes the other way")
-        for s, cards in enumerate(pos["hands"]):
-            if len(cards) > self.rules.hand_size:
-                parts.append(f"{self._who(s)} drew {len(cards) - self.rules.hand_size}")
-        if current != starter and pos["direction"] > 0:
-            parts.append(f"{self._who(starter)} {'miss' if starter == self.seat else 'misses'} the turn")
-        you = current == self.seat
-        if pos["phase"] == "colour":
-            name, play = ("name", "play") if you else ("names", "plays")
-            parts.append(f"{self._who(current)} {name} its colour and {play}")
-        else:
-            parts.append(f"{self._who(current)} {'play' if you else 'plays'} first")
-        return "; ".join(parts)
 
     def next_game(self) -> list[Event]:
         """Deal the next game (a new match in UNO) once this one is over."""
@@ -332,10 +305,7 @@ class TableSession:
         after = self.engine.position(0)
         self.record.moves.append((player, name))
         event = Event(player, self.names[player], name, "", {})
-        if self.game == "uno":
-            self._uno_story(event, before, after)
-        else:
-            self._tricks_story(event, before, after)
+        self.table.story(self, event, before, after)
         if done[0]:
             self.record.result = {"rewards": rewards[0].tolist()}
             event.game_over = self._game_over()
@@ -348,123 +318,17 @@ class TableSession:
         self.history.append(event)
         return event
 
-    def _received(self, before: dict[str, Any], after: dict[str, Any], key: str = "hands") -> list[str]:
+    def received(self, before: dict[str, Any], after: dict[str, Any], key: str = "hands") -> list[str]:
         """Cards that arrived in the person's own hand with this move."""
         return sorted((Counter(after[key][self.seat]) - Counter(before[key][self.seat])).elements())
 
-    def _who(self, seat: int, you: str = "You") -> str:
+    def who(self, seat: int, you: str = "You") -> str:
+        """How a move's story names a seat: ``You`` (or ``you``) for the person, else its name."""
         return you if seat == self.seat else self.names[seat]
-
-    def _uno_story(self, event: Event, before: dict[str, Any], after: dict[str, Any]) -> None:
-        eng, p, action = self.engine, event.player, event.action
-        who = self._who(p)
-        hand_ended = bool(eng.hand_ended[0])
-        verb, _, rest = action.partition(" ")
-        if verb == "play":
-            card, _, colour = rest.partition(" ")
-            text = f"{who} played {card}" + (f", naming {COLOUR_NAMES[COLOURS.index(colour)]}" if colour else "")
-        elif verb == "colour":
-            text = f"{who} named {COLOUR_NAMES[COLOURS.index(rest)]} for the starting Wild"
-        elif verb == "swap":
-            other = swap_seats(self.game, before)[action]
-            text = f"{who} swapped hands with {self._who(other, 'you')}"
-        else:
-            text = {
-                "draw": f"{who} drew {_cards(len(after['hands'][p]) - len(before['hands'][p]))}",
-                "pass": f"{who} kept the drawn card",
-                "challenge": f"{who} challenged the Wild Draw Four",
-                "accept": f"{who} accepted the Wild Draw Four",
-                "uno": f"{who} declared UNO!",
-                "silent": f"{who} did not declare UNO",
-            }[action]
-        # seven_zero: a 0 passes every hand on once its UNO decision, if any, is taken
-        passed_on = (
-            self.rules.seven_zero
-            and not hand_ended
-            and after["phase"] != "uno"
-            and after["discard_pile"][-1][1:] == "0"
-            and (verb == "play" or before["phase"] == "uno")
-        )
-        if passed_on:
-            text += "; every hand passed one seat on"
-        if not hand_ended and (passed_on or verb == "swap"):
-            text += f" (your hand now: {' '.join(sorted(after['hands'][self.seat]))})"
-        elif not hand_ended:
-            grew = [
-                (s, len(after["hands"][s]) - len(before["hands"][s]))
-                for s in range(self.num_players)
-                if len(after["hands"][s]) > len(before["hands"][s]) and not (s == p and action == "draw")
-            ]
-            for s, n in grew:
-                text += f"; {self._who(s, 'you')} drew {n}"
-            got = self._received(before, after)
-            if got:
-                text += f" (you got {' '.join(got)})"
-        if hand_ended:
-            winner = int(eng.hand_winner[0])
-            points = [int(x) for x in eng.hand_points[0]]
-            scores = [int(x) for x in (eng.final_scores[0] if eng.phase[0] == eng.over_phase else eng.scores[0])]
-            text += f". {self.names[winner]} went out and the hand is over"
-            event.hand_over = {
-                "winner": winner,
-                "points": points,
-                "scores": scores,
-                "needed": [max(self.rules.target_score - s, 0) for s in scores] if self.rules.match else None,
-            }
-        event.text = text
-
-    def _tricks_story(self, event: Event, before: dict[str, Any], after: dict[str, Any]) -> None:
-        eng, p, action = self.engine, event.player, event.action
-        who = self._who(p)
-        verb, _, rest = action.partition(" ")
-        if verb == "lay":
-            number, _, special = rest.partition(" ")
-            text = f"{who} laid {number}" + (f" with {special}" if special else "")
-        elif verb == "draw":
-            text = f"{who} drew {rest} number card{'s' if rest != '1' else ''}"
-            got = self._received(before, after)
-            if got:
-                text += f" ({' '.join(got)})"
-        elif verb == "return":
-            if p == self.seat:
-                text = f"You put {rest} back under the pile"
-            else:
-                text, event.action = f"{who} put a card back under the pile", "return a card"
-        elif verb == "swap":
-            other = swap_seats(self.game, before)[action]
-            text = f"{who} swapped table cards with {self._who(other, 'you')}"
-        else:
-            text = f"{who} kept the table as it is"
-        if eng.trick_ended[0]:
-            winner = int(eng.trick_winner[0])
-            gained = [a - b for a, b in zip(after["points"], before["points"], strict=True)]
-            trick = before.get("trick", 1)
-            if winner >= 0:
-                text += f". Trick {trick} goes to team {TEAM_NAMES[winner]} (+{gained[winner]})"
-            else:
-                text += f". Trick {trick} is annulled or tied: its cards go under the pile"
-            event.trick_over = {
-                "trick": trick,
-                "winner": TEAM_NAMES[winner] if winner >= 0 else None,
-                "table": before["table"],
-                "points": {"A": after["points"][0], "B": after["points"][1]},
-            }
-        event.text = text
 
     def _game_over(self) -> dict[str, Any]:
         eng = self.engine
         winners = [int(s) for s in np.flatnonzero(eng.game_winners[0])]
         scores = [int(x) for x in eng.final_scores[0]]
         self.tally.games += 1
-        if self.game == "uno":
-            for s in winners:
-                self.tally.wins[self.names[s]] = self.tally.wins.get(self.names[s], 0) + 1
-            names = [self.names[s] for s in winners]
-            return {"winners": winners, "names": names, "scores": scores, "match": bool(self.rules.match)}
-        teams = sorted({TEAM_NAMES[team_of(s)] for s in winners})
-        points = {"A": scores[0], "B": scores[1]}
-        for team in teams:
-            self.tally.wins[team] = self.tally.wins.get(team, 0) + 1
-        for team, value in points.items():
-            self.tally.points[team] = self.tally.points.get(team, 0) + value
-        return {"winners": winners, "teams": teams, "points": points}
+        return self.table.game_over(self, winners, scores)

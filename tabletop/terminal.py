@@ -17,94 +17,18 @@ from rich.text import Text
 
 from tabletop.moves import Choice, MoveError
 from tabletop.session import Event, TableSession
+from tabletop.table_game import table_game
 
-CARD_STYLES = {"R": "bold red", "Y": "bold yellow", "G": "bold green", "B": "bold blue", "W": "bold magenta"}
+#: The terminal's help; ``{moves}``: how the game's moves are typed (its ``TableGame.help``).
 HELP = (
-    "Type a key from the list or the move itself: a card (R7, GS, Y+2), a Wild with its colour (W G, W+4 blue; "
-    "W alone asks for the colour), draw, pass, uno, silent, challenge, accept; trick game: lay 7, 7 +2, draw 2, "
-    "return 5, swap 1, keep. Also: help, save FILE (the game record, once the game is over), quit."
+    "Type a key from the list or the move itself: {moves}. "
+    "Also: help, save FILE (the game record, once the game is over), quit."
 )
 
 
-def card_text(name: str) -> Text:
-    """A card in its colour (wilds in magenta)."""
-    return Text(name, style=CARD_STYLES.get(name[0], ""))
-
-
-def cards_text(names: list[str]) -> Text:
-    text = Text()
-    for i, name in enumerate(names):
-        if i:
-            text.append(" ")
-        text.append_text(card_text(name))
-    return text
-
-
-def _uno_table(view: dict[str, Any]) -> Table:
-    arrow = "→ seat order" if view["direction"] == 1 else "← reverse order"
-    title = f"UNO · hand {view['hand_number']} · {arrow}"
-    if view["target"]:
-        title += f" · match to {view['target']} ({view['scoring']} scoring)"
-    table = Table(title=title, expand=False)
-    for col in ("", "player", "cards", "score", "needed", ""):
-        table.add_column(col)
-    for p in view["players"]:
-        turn = "▶" if p["seat"] == view["current_player"] and not view["over"] else ""
-        needed = "" if p["needed"] is None else str(p["needed"])
-        table.add_row(turn, p["name"], str(p["cards"]), str(p["score"]), needed, "UNO!" if p["uno"] else "")
-    return table
-
-
-def _tricks_table(view: dict[str, Any]) -> Table:
-    pts = view["points"]
-    title = f"Trick game · trick {view['trick']} · team A {pts['A']} · team B {pts['B']}"
-    if view["annulled"]:
-        title += " · annulled by a Skip"
-    table = Table(title=title, expand=False)
-    for col in ("", "player", "team", "numbers", "specials", "on the table"):
-        table.add_column(col)
-    for p in view["players"]:
-        turn = "▶" if p["seat"] == view["current_player"] and not view["over"] else ""
-        entry = p["table"]
-        laid = "-"
-        if entry:
-            laid = entry["card"][1:] + (" (duplicate: 0)" if entry["forced"] else "")
-            if entry["added"]:
-                laid += f" + {entry['added'][1:]} (wild)"
-            if entry["specials"]:
-                laid += " with " + " ".join(entry["specials"])
-        table.add_row(turn, p["name"], p["team"], str(p["numbers"]), str(p["specials"]), laid)
-    return table
-
-
 def phase_prompt(view: dict[str, Any]) -> str:
-    """The question the person's phase asks."""
-    phase = view["phase"]
-    if view["game"] == "uno":
-        if phase == "uno":
-            return "You are down to one card: declare UNO? (u = uno, s = silent)"
-        if phase == "challenge":
-            who = view["players"][view["challenge_from"]]["name"] if view["challenge_from"] is not None else "Someone"
-            return f"{who} played a Wild Draw Four on you: challenge it? (c = challenge, a = accept)"
-        if phase == "colour":
-            return "The starting card is a Wild: name its colour (R, Y, G, B)"
-        if phase == "drawn":
-            keep = any("pass" in m["actions"] for m in view.get("moves", []))
-            return f"You drew {view['drawn_card']}: " + ("play it or keep it (pass)" if keep else "play it")
-        if phase == "swap" and view.get("swap_seats"):
-            names = [p["name"] for p in view["players"]]
-            seats = ", ".join(f"{k} = {names[s]}" for k, s in view["swap_seats"].items())
-            return f"You played a 7: choose whom to swap hands with ({seats})"
-        if view["pending_draw"]:
-            return f"A Draw Two stack of {view['pending_draw']} waits: stack a Draw Two or draw"
-        return "Your move"
-    if phase == "draw":
-        return f"How many number cards do you draw? (type 0-{view['draw_limit']})"
-    if phase == "return":
-        return f"Put a number card back under the pile: type its number ({view['returns_left']} to go)"
-    if phase == "swap":
-        return "Reverse: swap your table card with another seat's, or keep"
-    return "Lay a number card (with a special if you like)"
+    """The question the person's phase asks (the game's ``prompt``)."""
+    return table_game(view["game"]).prompt(view)
 
 
 class TerminalGame:
@@ -147,40 +71,14 @@ class TerminalGame:
         self.console.print(table)
 
     def show_game_over(self, event: Event) -> None:
-        info = event.game_over or {}
-        if self.session.game == "uno":
-            over = "Match over" if info.get("match") else "Game over"
-            self.console.print(Text(f"{over}: {', '.join(info['names'])} won", style="bold green"))
-        else:
-            pts = info["points"]
-            teams = " and ".join(info["teams"])
-            self.console.print(
-                Text(f"Game over: team A {pts['A']}, team B {pts['B']} — team {teams} wins", style="bold green")
-            )
+        self.console.print(Text(self.session.table.over_line(event.game_over or {}), style="bold green"))
         tally = self.session.tally
         wins = ", ".join(f"{k} {v}" for k, v in sorted(tally.wins.items()))
         self.console.print(f"Games played: {tally.games}; wins: {wins}")
 
     def show_table(self) -> None:
-        view = self.session.view()
-        if view["game"] == "uno":
-            self.console.print(_uno_table(view))
-            line = Text("Top card ")
-            line.append_text(card_text(view["top"]))
-            line.append(f"  colour {view['colour_name'] or 'to be named'}  draw pile {view['draw_pile']}")
-            self.console.print(line)
-            self.console.print(Text("Your hand: ").append_text(cards_text(view["hand"])))
-            if view["revealed"]:
-                shown = view["revealed"]
-                self.console.print(
-                    Text(f"You saw {view['players'][shown['player']]['name']}'s hand: ").append_text(
-                        cards_text(shown["hand"])
-                    )
-                )
-        else:
-            self.console.print(_tricks_table(view))
-            numbers = " ".join(c[1:] for c in view["hand"])
-            self.console.print(Text(f"Your numbers: {numbers}   specials: ").append_text(cards_text(view["specials"])))
+        for shown in self.session.table.panel(self.session.view()):
+            self.console.print(shown)
 
     def ask(self, prompt: str) -> str | None:
         try:
@@ -201,7 +99,7 @@ class TerminalGame:
                 return None
             command = text.strip()
             if command.lower() in ("h", "help", "?"):
-                self.console.print(HELP)
+                self.console.print(HELP.format(moves=self.session.table.help))
                 continue
             if command.lower().startswith("save"):
                 self.save(command[4:].strip())

@@ -41,9 +41,10 @@ from envs.games import GAMES
 from envs.games import game as game_info
 from tabletop.guard import error_response, guards, json_object, shown
 from tabletop.moves import MoveError
-from tabletop.scorebuddy import DEFAULT_STORE, DEFAULT_TARGET, TARGET_PRESETS
+from tabletop.scorebuddy import DEFAULT_STORE
 from tabletop.scorebuddy_web import scorebuddy_routes
 from tabletop.session import TableSession
+from tabletop.table_game import table_game
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: Tables kept in memory at most (a server on this machine for a few people).
@@ -137,8 +138,7 @@ def create_app(store_path: Path = Path(DEFAULT_STORE), allowed_hosts: Iterable[s
         for name, g in GAMES.items():
             sizes = [g.table_sizes.start, g.table_sizes.stop - 1]
             games[name] = {"policies": offered(name), "players": sizes, "default_opponent": "heuristic"}
-        games["uno"]["targets"] = list(TARGET_PRESETS)  # the page's presets for a classic UNO match
-        games["uno"]["default_target"] = DEFAULT_TARGET
+            games[name].update(table_game(name).page_options)  # e.g. classic UNO's match targets
         return JSONResponse({"games": games})
 
     async def new(request: Request) -> Response:

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agents.learned import AGENT_POLICIES, MODELS_DIR, shipped_agent
 from agents.registry import policy_table
 from agents.search import search_class
 from envs.games import GAMES, game, game_module
+from tabletop.table_game import TableGame, table_game
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def resolve_module(reference: str) -> str:
+    """``tabletop.uno_table:UNO_TABLE`` -> ``uno_table``."""
+    return reference.partition(":")[0].rsplit(".", 1)[-1]
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -25,6 +35,19 @@ def test_every_descriptor_names_what_exists(name):
         path = shipped_agent(name, players)
         assert path.parent == MODELS_DIR and path.is_file()
     assert g.fair_share(g.table_sizes.start) == pytest.approx(1 / g.sides(g.table_sizes.start))
+    assert isinstance(table_game(name), TableGame)
+
+
+def test_the_play_screens_hold_no_list_of_the_games():
+    """The session, move reader, terminal and web server ask each game's ``TableGame`` (named by
+    its descriptor); only the per-game presentation modules spell out a game's name."""
+    per_game = {resolve_module(game(name).tabletop) for name in GAMES}
+    for path in sorted((ROOT / "tabletop").glob("*.py")):
+        if path.stem in per_game:
+            continue
+        text = path.read_text()
+        for name in GAMES:
+            assert f'== "{name}"' not in text and f'"{name}": ' not in text, f"{path.name} branches on {name!r}"
 
 
 def test_sides_and_partners():

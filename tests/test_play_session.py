@@ -443,11 +443,11 @@ def test_the_drawn_card_prompt_offers_keeping_it_only_where_the_rules_do() -> No
 
 def test_swap_seats_follow_the_direction_of_play_and_seat_order() -> None:
     """Classic UNO's "swap k" counts seats in the direction of play; the trick game's in seat order."""
-    from tabletop.views import swap_seats
+    from tabletop.table_game import table_game
 
-    assert swap_seats("uno", {"current_player": 0, "num_players": 4, "direction": -1}) == {
+    assert table_game("uno").swap_seats({"current_player": 0, "num_players": 4, "direction": -1}) == {
         "swap 1": 3,
         "swap 2": 2,
         "swap 3": 1,
     }
-    assert swap_seats("tricks", {"current_player": 3}) == {"swap 1": 0, "swap 2": 1, "swap 3": 2}
+    assert table_game("tricks").swap_seats({"current_player": 3}) == {"swap 1": 0, "swap 2": 1, "swap 3": 2}
