@@ -502,6 +502,12 @@ class BatchedEngine:
                 arr = arr.astype(np.int64)
             else:
                 raise ValueError(f"actions must be integers (action ids), got dtype {arr.dtype}")
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:  # would wrap negative
+            i = int(np.argmax(arr > np.iinfo(np.int64).max))
+            raise IllegalActionError(
+                f"game {i}: action {int(arr[i])} is out of range 0..{self.num_actions - 1}; "
+                f"legal here: {self._legal_names(i)}"
+            )
         return np.ascontiguousarray(arr, dtype=np.int64)
 
     def _refuse(self, actions: np.ndarray, i: int) -> None:

@@ -221,14 +221,13 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
             raise IllegalActionError(
                 f"actions are integer action ids in 0..{self.game.NUM_ACTIONS - 1}, got {arr.dtype}"
             )
-        arr = arr.astype(np.int64, copy=False)
-        in_range = (arr >= 0) & (arr < self.game.NUM_ACTIONS)
-        bad = np.flatnonzero(~in_range)
+        in_range = (arr >= 0) & (arr < self.game.NUM_ACTIONS)  # on the given values: a huge unsigned one
+        bad = np.flatnonzero(~in_range)  # would wrap negative in int64
         if bad.size and self.illegal_action == "raise":
             raise IllegalActionError(
                 f"game {bad[0]}: action {arr[bad[0]]} is out of range 0..{self.game.NUM_ACTIONS - 1}"
             )
-        return arr, in_range
+        return np.where(in_range, arr, -1).astype(np.int64), in_range
 
     def _observation(self) -> dict[str, np.ndarray]:
         return {"observation": self._obs.copy(), "action_mask": self._mask.astype(np.int8)}

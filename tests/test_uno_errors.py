@@ -47,6 +47,14 @@ def test_action_out_of_range(eng, action):
     assert snapshot(eng) == before
 
 
+@pytest.mark.parametrize("action", [2**63, 2**64 - 1])
+def test_a_huge_unsigned_action_is_named_as_given(eng, action):
+    before = snapshot(eng)
+    with pytest.raises(IllegalActionError, match=rf"game 1: action {action} is out of range 0\.\.78"):
+        eng.step(np.array([0, action, 0], dtype=np.uint64))
+    assert snapshot(eng) == before
+
+
 @pytest.mark.parametrize("shape", [(2,), (4,), (3, 1), ()])
 def test_wrong_shape(eng, shape):
     before = snapshot(eng)

@@ -201,6 +201,14 @@ def test_seeds_actions_and_indices_of_every_integer_kind_and_no_other():
     actions[1] = uno_v0.game.NUM_ACTIONS  # out of range: with "lose" a lost game like any illegal action
     _, reward, terminated, _, infos = venv.step(actions)
     assert reward[1] == -1 and terminated[1] and infos["illegal_action"][1]
+    huge = venv.action_masks().argmax(1).astype(np.uint64)
+    huge[2] = 2**64 - 1  # not wrapped to -1: named as given, and a lost game under "lose"
+    _, reward, terminated, _, infos = venv.step(huge)
+    assert reward[2] == -1 and terminated[2] and infos["illegal_action"][2]
+    strict = uno_v0.vector_env(2, opponent="random")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError, match=f"action {2**64 - 1} is out of range"):
+        strict.step(np.array([0, 2**64 - 1], dtype=np.uint64))
     eng = UnoEngine(4, 2, None, seed=0)
     eng.reset()
     for bad in ([True, False], [2.7], [0, 0]):
