@@ -1,8 +1,8 @@
 """Run a tournament between policies and report who is better, by how much, and how sure we are.
 
     python evaluate.py                                        # configs/eval/default.yaml
-    python evaluate.py --config configs/eval/uno_2p.yaml games=50000
-    python evaluate.py --config configs/eval/tricks.yaml rules.exchange_returns=two
+    python evaluate.py --config configs/eval/uno_2p_agent.yaml games=50000
+    python evaluate.py --config configs/eval/tricks_agent.yaml rules.exchange_returns=two
     python evaluate.py --config configs/eval/bluff_study.yaml # writes docs/bluff_study.md
     python evaluate.py --config configs/eval/exploitability.yaml  # trains best responses, docs/exploitability.md
     python evaluate.py --backend ray [--address auto]         # the same shards as Ray tasks

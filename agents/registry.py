@@ -185,6 +185,13 @@ def split_spec(spec: str | Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     raise ValueError(f"a policy spec is a name or a mapping with 'name' and parameters, got {spec!r}")
 
 
+def check_label(label: object) -> None:
+    """A label names an entrant in tables, files and lineups: a non-empty text (YAML reads
+    ``label: 5`` or ``label: 2024-01-01`` as a number or a date, which would not match a lineup)."""
+    if not isinstance(label, str) or not label.strip():
+        raise ValueError(f"a label is a non-empty text (quote it in YAML), got {label!r}")
+
+
 def spec_label(spec: str | Mapping[str, Any]) -> str:
     """Short readable label: ``heuristic`` or ``heuristic(bluff=0.5, challenge=smart)``."""
     name, params = split_spec(spec)
@@ -232,7 +239,7 @@ def check_spec(
     and, given the table size, for a file the policy would read there that is missing (a policy may
     load one only at its first decision, when it learns the table size: a search's shipped belief)."""
     name, params = split_spec(spec)
-    params.pop("label", None)
+    check_label(params.pop("label", "-"))
     cls = policy_class(game, name)
     params = _with_rules(cls, params, rules)
     allowed = [p for p in parameters(cls) if p != "seed"]
@@ -262,6 +269,6 @@ def make_policy(
     ``rules`` (the table's rules options) reach a policy whose class takes them (search)."""
     check_spec(game, spec, rules)
     name, params = split_spec(spec)
-    params.pop("label", None)
+    check_label(params.pop("label", "-"))
     cls = policy_class(game, name)
     return cls(seed=seed, **_with_rules(cls, params, rules))

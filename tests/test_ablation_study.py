@@ -134,6 +134,8 @@ def test_the_study_refuses_what_it_cannot_run(tmp_path):
     tweak = {**again, "overrides": ["seed=2", "ent_coef=0.001"]}
     with pytest.raises(ValueError, match=r"row again: replicate: true repeats base's recipe .* ent_coef differ"):
         plan(AblationConfig.from_mapping(_config(tmp_path, rows=[base, tweak])))
+    with pytest.raises(ValueError, match=r"opponent: unknown uno policy 'bogus'"):  # before any row trains
+        plan(AblationConfig.from_mapping({**_config(tmp_path), "opponent": "bogus"}))
     live = tmp_path / "runs" / "base"  # a row still training side by side: not replaced under it
     live.mkdir(parents=True)
     (live / "checkpoint.pt").write_bytes(b"")
@@ -177,6 +179,21 @@ def test_a_row_is_compared_to_the_row_it_names_else_its_tables_baseline():
     rows[1]["obs_values"], rows[0]["obs_values"] = 409, 449
     assert "(trained on 409 observation values, 'hidden' on 449:" in answer(rows)[0]
     assert "observation values" not in answer(rows)[1]  # 'tweak' and 'shipped' share a layout (none given)
+
+
+def test_a_verdict_that_does_not_survive_holms_correction_says_so():
+    from tournament.ablation import answer, compare
+
+    def row(name, win_rate, **kw):
+        base = {"name": name, "label": name, "game": "uno", "players": 4, "games": 20000, "win_rate": win_rate}
+        return base | {"decisions": 1e7, "baseline": False, **kw}
+
+    rows = [row("base", 0.25, baseline=True), row("clear", 0.27), row("barely", 0.2587)]
+    rows += [row(f"same{i}", 0.25) for i in range(8)]  # ten comparisons in all
+    compare(rows)
+    text = answer(rows)
+    assert "**better**" in text[0] and "Holm" not in text[0]  # +2.0 points: z about 4.6
+    assert "**better**" in text[1] and "not once the study's 10 comparisons are corrected for (Holm: p = " in text[1]
 
 
 def test_the_shipped_ablation_config_plans():

@@ -239,3 +239,24 @@ def test_every_best_response_config_is_valid_and_each_game_shares_one_recipe():
         rows = plan(ExploitabilityConfig.from_mapping(read_yaml(Path(f"configs/eval/{name}.yaml"))))
         assert sum(r.sanity for r in rows) == 1 and rows[0].cfg.target == "first_legal"
     assert np.isclose(rows[0].cfg.learning_rate, 0.001)  # the quick variant's overrides reach the rows
+
+
+def test_the_exploitability_study_checks_its_scale_and_bar_before_training_and_says_where_a_trend_starts():
+    from tournament.exploitability import ExploitabilityConfig, change, plan, rising
+
+    rows = [{"config": "configs/best_response/uno_2p_first_legal.yaml", "sanity": True}]
+    for gain in (0, -0.1, 1.5, "x"):
+        with pytest.raises(ValueError, match=r"sanity_gain is a share of the games in \(0, 1\]"):
+            ExploitabilityConfig.from_mapping({"rows": rows, "sanity_gain": gain})
+    with pytest.raises(ValueError, match="sanity_reference: unknown uno policy 'bogus'"):
+        plan(ExploitabilityConfig.from_mapping({"rows": rows, "sanity_reference": "bogus"}))
+
+    def point(decisions, win_rate, games=4000):
+        return {"decisions": decisions, "win_rate": win_rate, "games": games}
+
+    diff, low, high = change(point(9, 0.6, 20000), point(0, 0.5))
+    assert diff == pytest.approx(0.1) and low < diff < high
+    thirds = {"curve": [point(0, 0.5), point(30, 0.5), point(60, 0.52), point(90, 0.55)]}
+    assert rising(thirds)[3] == pytest.approx(2 / 3)
+    short = {"curve": [point(0, 0.5), point(50, 0.5), point(100, 0.55)]}  # its only middle point: half way
+    assert rising(short)[3] == pytest.approx(0.5)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
+from envs.core import IllegalActionError
 from envs.uno import UnoEngine
 from tournament.config import TournamentConfig, load_config
 from tournament.runner import run_tournament
@@ -129,6 +130,45 @@ def test_ratings_of_fixed_policies_converge_in_win_rate_order():
     assert all(r["sigma"] < 1.0 for r in summary["ratings"])
 
 
+def test_a_policy_that_answers_wrongly_is_named():
+    class Floats:
+        game = "uno"
+
+        def __init__(self, seed=None):
+            pass
+
+        def __call__(self, obs, mask):
+            return mask.argmax(1) + 0.5
+
+    class FirstAction(Floats):
+        def __call__(self, obs, mask):
+            return np.zeros(len(mask), np.int64)  # 'play R0', seldom legal
+
+    import sys
+    import types
+
+    module = types.ModuleType("bad_policies_for_test")
+    module.Floats, module.FirstAction = Floats, FirstAction
+    sys.modules[module.__name__] = module
+    try:
+        for name, error, message in (
+            ("Floats", ValueError, "returned float64 actions of shape .*one integer action id per game"),
+            ("FirstAction", IllegalActionError, "policy 'bad_policies_for_test:FirstAction': game \\d+: player"),
+        ):
+            cfg = config(players=2, policies=["random", f"bad_policies_for_test:{name}"], games=24)
+            with pytest.raises(error, match=message):
+                run_tournament(cfg, build_schedule(cfg))
+    finally:
+        del sys.modules[module.__name__]
+
+
+def test_the_title_counts_the_games_of_a_deal_as_tables_times_seatings():
+    cfg = config(players=2, policies=["random", "greedy", "heuristic"], games=120)
+    s = build_schedule(cfg)
+    summary = summarise(cfg, s, run_tournament(cfg, s))
+    assert (summary["tables"], summary["games_per_deal"], summary["deals"]) == (3, 6, 20)
+
+
 def test_wilson_interval_matches_scipy():
     ci = binomtest(37, 120).proportion_ci(confidence_level=0.95, method="wilson")
     assert wilson(37, 120) == pytest.approx((ci.low, ci.high))
@@ -145,6 +185,10 @@ def test_wilson_interval_matches_scipy():
         (["lineups=[[random, random]]", "players=2"], "at least two different entrants"),
         (["games=0"], "games must be an integer from 1 to 100,000,000"),
         (["policies=[random, random]"], "share the label\\(s\\) random"),
+        (["players=2", "policies=[random, {name: heuristic, label: 2024-01-01}]"], "a label is a non-empty text"),
+        (["players=2", "policies=[random, {name: heuristic, label: ''}]"], "a label is a non-empty text"),
+        (["lineups=[[{a: 1}, random, greedy, heuristic]]"], "lineups\\[0\\] lists entrant labels \\(texts\\)"),
+        (["game=tricks", "policies=[random, greedy]", "seating=permutations"], "plays its 4 rotations"),
     ],
 )
 def test_bad_configs_are_refused_with_a_clear_message(overrides, message):
@@ -201,3 +245,21 @@ def test_a_pair_met_in_several_lineups_counts_every_game_and_a_clean_sweep_is_no
 def test_permutations_of_a_large_table_are_refused_before_any_game():
     with pytest.raises(ValueError, match="permutations of 7 seats are 5,040 seatings"):
         config(players=7, seating="permutations")
+
+
+def test_holm_keeps_the_family_wise_error_and_p_values_follow_their_intervals():
+    from tournament.stats import Z95, holm, p_from_interval
+
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])  # 3 x 0.01, then max(2 x 0.03, 0.03)...
+    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0]) and holm([]) == []
+    assert p_from_interval(Z95, 0.0, 2 * Z95) == pytest.approx(0.05)  # an interval that just touches 0
+    assert p_from_interval(0.0, -1.0, 1.0) == pytest.approx(1.0)
+
+
+def test_a_label_with_dollar_signs_is_drawn_as_written(tmp_path):
+    from tournament.report import write_outputs
+
+    cfg = config(players=2, policies=["random", {"name": "heuristic", "label": "$\\foo$"}], games=24)
+    s = build_schedule(cfg)
+    paths = write_outputs(summarise(cfg, s, run_tournament(cfg, s)), tmp_path)
+    assert all(p.is_file() for p in paths) and len(paths) == 4  # json, csv, win rates, head to head

@@ -31,7 +31,7 @@ from agents.run_record import CHECKPOINT, RUN_RECORD
 from envs.core import dataclass_from_mapping
 from envs.games import game as game_info
 from tournament.report import ROWS_CSV, ROWS_JSON, json_ready, reported_rows, save_figure, write_atomic
-from tournament.stats import Z95
+from tournament.stats import Z95, holm, p_from_interval
 
 ROW_KEYS = ("name", "label", "config", "overrides", "baseline", "against", "replicate")
 
@@ -114,6 +114,7 @@ class Row:
 def plan(config: AblationConfig) -> list[Row]:
     """Every row's training config, checked before anything trains, with what is already done."""
     from agents.best_response import config_digest
+    from agents.registry import check_spec
     from agents.run_record import read_run_record
     from train import load_training_config
 
@@ -127,6 +128,10 @@ def plan(config: AblationConfig) -> list[Row]:
             raise ValueError(f"row {row['name']}: {err}") from None
         if cfg.target is not None:
             raise ValueError(f"row {row['name']}: a best-response config (target:) belongs in the exploitability study")
+        try:  # the opponent every agent plays, checked at each row's table before any row trains
+            check_spec(cfg.game, config.opponent, rules=cfg.rules, players=cfg.players)
+        except (ValueError, TypeError, ImportError, OSError) as err:
+            raise ValueError(f"opponent: {err}") from None
         run_dir = Path(cfg.log_dir) / cfg.run_name
         digest = config_digest(cfg)
         done = read_run_record(run_dir)
@@ -316,7 +321,7 @@ def reference(r: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any
 
 def compare(results: list[dict[str, Any]]) -> None:
     """Each row's difference to the row it is compared to, with a 95% interval (the two win rates'
-    standard errors combined: the same deals make it conservative)."""
+    standard errors combined as if independent: see the report's note on shared deals)."""
     for r in results:
         base = reference(r, results)
         r["compared_to"] = base["name"] if base is not None and base is not r else None
@@ -419,9 +424,10 @@ def plot_rows(results: list[dict[str, Any]], path: Path, config: AblationConfig)
 
 
 def answer(results: list[dict[str, Any]]) -> list[str]:
-    """Each row against the row it is compared to, in words: a difference only where the interval says so."""
+    """Each row against the row it is compared to, in words: a difference only where the interval
+    says so, and marked where it does not survive Holm's correction over the study's comparisons."""
     lines = []
-    spread = replicate_spread(results)
+    adjusted = holm_adjusted(results)
     for r in results:
         if r["delta"] is None:
             if not r["baseline"]:
@@ -429,8 +435,15 @@ def answer(results: list[dict[str, Any]]) -> list[str]:
             continue
         lo, hi = 100 * r["delta_low"], 100 * r["delta_high"]
         verdict = "**better**" if lo > 0 else "**worse**" if hi < 0 else "no difference that these games can tell"
+        spread, elsewhere = table_spread(r, results)
         if spread is not None and not r.get("replicate") and 0 < (lo if lo > 0 else -hi) < spread:
             verdict += f" by these games, but its interval ends within the {spread:.1f} points two runs differ by"
+            verdict += " (at another table: this one has no replicate)" if elsewhere else ""
+        if (lo > 0 or hi < 0) and adjusted.get(r["name"], 0.0) >= 0.05:
+            verdict += (
+                f"; not once the study's {len(adjusted)} comparisons are corrected for (Holm: "
+                f"p = {adjusted[r['name']]:.2g})"
+            )
         base = next(b for b in results if b["name"] == r["compared_to"])
         layouts = r.get("obs_values"), base.get("obs_values")
         if None not in layouts and layouts[0] != layouts[1]:  # a layout changed between the two trainings
@@ -448,6 +461,14 @@ def answer(results: list[dict[str, Any]]) -> list[str]:
     return lines + run_to_run(results)
 
 
+def holm_adjusted(results: list[dict[str, Any]]) -> dict[str, float]:
+    """Each compared row's p-value of "no difference", Holm-adjusted over the study's comparisons
+    (replicate rows measure the run-to-run spread and are not among them)."""
+    compared = [r for r in results if r["delta"] is not None and not r.get("replicate")]
+    p = [p_from_interval(r["delta"], r["delta_low"], r["delta_high"]) for r in compared]
+    return {r["name"]: q for r, q in zip(compared, holm(p), strict=True)}
+
+
 def _replicates(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The replicate rows compared with the run they repeat."""
     return [r for r in results if r.get("replicate") and r["delta"] is not None]
@@ -458,6 +479,13 @@ def replicate_spread(results: list[dict[str, Any]]) -> float | None:
     repeats (None: no replicate row)."""
     pairs = _replicates(results)
     return max(abs(100 * r["delta"]) for r in pairs) if pairs else None
+
+
+def table_spread(r: dict[str, Any], results: list[dict[str, Any]]) -> tuple[float | None, bool]:
+    """How far two runs of one recipe land apart (the study's largest replicate difference: one
+    pair per table is too few to trust alone), and whether ``r``'s table has no replicate of its own."""
+    here = [x for x in results if (x["game"], x["players"]) == (r["game"], r["players"])]
+    return replicate_spread(results), replicate_spread(here) is None
 
 
 def run_to_run(results: list[dict[str, Any]]) -> list[str]:
@@ -477,8 +505,11 @@ def run_to_run(results: list[dict[str, Any]]) -> list[str]:
     return [
         "",
         f"Two runs of one recipe ({runs}): {each}. The intervals above count the noise of the games, not "
-        f"of the training run, so a verdict whose interval ends within about {spread:.1f} points of zero (marked "
-        "so above: within the points two runs differ by) is a reason to try more seeds, not a finding.",
+        f"of the training run, so a verdict whose interval ends within about {spread:.1f} points of zero (the "
+        "largest of these differences; marked so above: within the points two runs differ by, and where the "
+        "row's table has no replicate of its own, that too) is a reason to try more seeds, not a finding. "
+        "Each interval is at 95% on its own; a verdict that "
+        f"does not survive Holm's correction over the study's {len(holm_adjusted(results))} comparisons says so.",
     ]
 
 
@@ -501,8 +532,10 @@ def markdown(
         "data holds is taken from that data ('from the data').",
         "",
         "Each row is compared to its table's baseline, or to the row it names ('vs ...': a change to that row's "
-        "recipe). The interval combines the two rows' standard errors; the rows share their deals, which "
-        "makes it conservative. 'obs' is the observation size the agent was trained on (a verdict between "
+        "recipe). The interval combines the two rows' standard errors as if independent; the rows share "
+        "their deals, which in classic UNO makes it conservative (a deal's games are negatively correlated "
+        "there), while in the trick game, whose deals weigh more, it can be somewhat too narrow. "
+        "'obs' is the observation size the agent was trained on (a verdict between "
         "rows trained on different layouts says so); `drop_obs=[...]` trains today's layout with the named "
         "fields hidden (the network sees zeros there).",
         "",

@@ -396,11 +396,18 @@ def learned_answer(
         where = (
             f"against `{_spec(top['target'])}`, {_rate(top['play']['bluff'])} of its chances, gain {_gain_text(top)}"
         )
-        if top["play"]["bluff"]["low"] < SETTLED:
+        rate = top["play"]["bluff"]
+        if rate["high"] < SETTLED:
             either = " either" if cells and not scripted_pays else ""
             lines.append(
                 f"- **Bluffing does not pay for learned play{either}.** No learner trained as the bluffer settles "
-                f"on bluffing in more than {100 * SETTLED:.0f}% of its chances (the highest rate: {where})."
+                f"on bluffing in more than {100 * SETTLED:.0f}% of its chances (the highest rate: {where}): "
+                "trained to win as the bluffer, each learned to bluff seldom."
+            )
+        elif rate["low"] < SETTLED:
+            lines.append(
+                f"- A learner bluffs near {100 * SETTLED:.0f}% of its chances, and these games cannot tell whether "
+                f"it settles above or below that: {where}."
             )
         elif top["gain_low"] > 0:
             lines.append(f"- **A learner settles on bluffing, and it pays**: {where}.")

@@ -36,7 +36,7 @@ from tournament.config import TournamentConfig
 from tournament.report import json_ready, save_figure, write_atomic
 from tournament.runner import run_tournament
 from tournament.schedule import build_schedule
-from tournament.stats import Z95, seat_scores, wilson
+from tournament.stats import Z95, holm, p_from_interval, seat_scores, wilson
 from tournament.tallies import tally_of
 
 #: The challenge's break-even as the report writes it (1/3 with the draws of docs/uno.md).
@@ -78,6 +78,12 @@ class BluffStudyConfig:
             raise ValueError("the bluff study is 'study: bluff' on a game with Wild Draw Four bluffs ('game: uno')")
         if 0.0 not in [float(p) for p in config.bluff]:
             raise ValueError("bluff must include 0 (honest play): gains are measured against it")
+        for key in ("table_sizes", "bluff", "challenge"):
+            values = getattr(config, key)
+            if not isinstance(values, list) or not values or len(set(map(str, values))) != len(values):
+                raise ValueError(f"{key} is a non-empty list without repeats, got {values!r}")
+        if isinstance(config.survey_games, bool) or not isinstance(config.survey_games, int) or config.survey_games < 1:
+            raise ValueError(f"survey_games is a positive number of games, got {config.survey_games!r}")
         for cell in config.cells():
             cell.check()  # every table, policy and rules option, before any game
         from agents.registry import check_spec
@@ -147,27 +153,26 @@ def run_study(data: dict[str, Any], console: Console) -> int:
 
     agents = survey_agents(config, console)
     learners = run_learners(config, console, earlier_learners(folder))
-    folder.mkdir(parents=True, exist_ok=True)
-    write_atomic(
-        folder / "cells.json",
-        json.dumps(
-            json_ready(
-                {
-                    "config": dataclasses.asdict(config),
-                    "cells": rows,
-                    "challenge_rules": comparisons,
-                    "agents": agents,
-                    "learners": learners,
-                }
-            ),
-            indent=2,
-        )
-        + "\n",
+    data = json.dumps(
+        json_ready(
+            {
+                "config": dataclasses.asdict(config),
+                "cells": rows,
+                "challenge_rules": comparisons,
+                "agents": agents,
+                "learners": learners,
+            }
+        ),
+        indent=2,
     )
-    write_atomic(folder / "cells.csv", cells_csv(rows))
-    plot = plot_study(rows, folder / "bluff_study.png")
-    report = Path(config.report)
-    write_atomic(report, markdown(config, rows, comparisons, plot, report, agents, learners))
+    table = cells_csv(rows)
+    report, plot = Path(config.report), folder / "bluff_study.png"
+    text = markdown(config, rows, comparisons, plot, report, agents, learners)
+    # every output made before any is written: a failure leaves the earlier set whole
+    plot_study(rows, plot)
+    write_atomic(folder / "cells.json", data + "\n")
+    write_atomic(folder / "cells.csv", table)
+    write_atomic(report, text)
     console.print(f"wrote {report}, {folder / 'cells.json'}, {folder / 'cells.csv'}, {plot}")
     return 0
 
@@ -326,11 +331,25 @@ def plot_study(rows: list[dict[str, Any]], path: Path) -> Path:
 
 
 def findings(rows: list[dict[str, Any]], comparisons: list[dict[str, Any]]) -> list[str]:
-    """Plain-words answers, computed from the cells (significant = the 95% interval excludes 0)."""
+    """Plain-words answers, computed from the cells (significant = the 95% interval excludes 0;
+    where that does not survive Holm's correction over all of them, the answer says so)."""
     lines = []
+    gains = [r for r in rows if r["bluff"] > 0]
+    p_values = [p_from_interval(r["gain"], r["gain_low"], r["gain_high"]) for r in gains]
+    p_values += [p_from_interval(c["margin"], c["margin_low"], c["margin_high"]) for c in comparisons]
+    adjusted = holm(p_values)
+    tests = len(adjusted)
+    holds = {id(r): q < 0.05 for r, q in zip([*gains, *comparisons], adjusted, strict=True)}
+
+    def corrected(found: list[dict[str, Any]]) -> str:
+        kept = [r for r in found if holds[id(r)]]
+        if len(kept) == len(found):
+            return ""
+        return f" (once the study's {tests} tests are corrected for, Holm: {_ps(kept) if kept else 'none'})"
+
     for n in sorted({r["players"] for r in rows}):
         for rule in CHALLENGE_RULES:
-            cell = [r for r in rows if r["players"] == n and r["challenge"] == rule and r["bluff"] > 0]
+            cell = [r for r in gains if r["players"] == n and r["challenge"] == rule]
             if not cell:
                 continue
             best = max(cell, key=lambda r: r["gain"])
@@ -339,21 +358,21 @@ def findings(rows: list[dict[str, Any]], comparisons: list[dict[str, Any]]) -> l
             costs = [r for r in cell if r["gain_high"] < 0]
             if pays and not costs:
                 verdict = (
-                    f"bluffing **pays**: every p in {_ps(pays)} beats honest play; the best, p={best['bluff']:g}, "
-                    f"adds {100 * best['gain']:+.2f} points of win rate [{100 * best['gain_low']:+.2f}, "
-                    f"{100 * best['gain_high']:+.2f}]"
+                    f"bluffing **pays**: every p in {_ps(pays)}{corrected(pays)} beats honest play; the best, "
+                    f"p={best['bluff']:g}, adds {100 * best['gain']:+.2f} points of win rate "
+                    f"[{100 * best['gain_low']:+.2f}, {100 * best['gain_high']:+.2f}]"
                 )
             elif costs and not pays:
                 verdict = (
-                    f"bluffing **costs**: p in {_ps(costs)} loses against honest play; the worst, "
+                    f"bluffing **costs**: p in {_ps(costs)}{corrected(costs)} loses against honest play; the worst, "
                     f"p={worst['bluff']:g}, changes the win rate by {100 * worst['gain']:+.2f} points "
                     f"[{100 * worst['gain_low']:+.2f}, {100 * worst['gain_high']:+.2f}]"
                 )
             elif pays and costs:
                 verdict = (
-                    f"it depends on how often: p in {_ps(pays)} pays (best p={best['bluff']:g}, "
-                    f"{100 * best['gain']:+.2f} points), p in {_ps(costs)} costs (worst p={worst['bluff']:g}, "
-                    f"{100 * worst['gain']:+.2f} points)"
+                    f"it depends on how often: p in {_ps(pays)}{corrected(pays)} pays (best p={best['bluff']:g}, "
+                    f"{100 * best['gain']:+.2f} points), p in {_ps(costs)}{corrected(costs)} costs "
+                    f"(worst p={worst['bluff']:g}, {100 * worst['gain']:+.2f} points)"
                 )
             else:
                 verdict = (
@@ -363,7 +382,12 @@ def findings(rows: list[dict[str, Any]], comparisons: list[dict[str, Any]]) -> l
             lines.append(f"- {n} players, challengers who challenge **{rule}**: {verdict}.")
     for c in comparisons:
         who = "an honest player" if c["bluff"] == 0 else f"a bluffer with p={c['bluff']:g}"
-        clear = "a real difference" if c["margin_low"] > 0 else "not a measurable difference"
+        if c["margin_low"] <= 0:
+            clear = "not a measurable difference"
+        elif holds[id(c)]:
+            clear = "a real difference"
+        else:
+            clear = f"a difference by its own interval, not once the study's {tests} tests are corrected for (Holm)"
         lines.append(
             f"- {c['players']} players, against {who}: the best challenging rule is **{c['best']}** "
             f"(the bluffer wins {100 * c['best_win_rate']:.2f}%; against the next best, '{c['second']}', "
@@ -424,6 +448,12 @@ def _half_widths(rows: list[dict[str, Any]]) -> str:
     return " and ±".join(widths)
 
 
+def _game_length(config: BluffStudyConfig) -> str:
+    """What one game of a cell is: a single hand, or a match to the rules' target."""
+    rules = game_module("uno").Rules.from_dict(config.rules)
+    return f"a match to {rules.target_score} points per game" if rules.match else "a single hand per game"
+
+
 def _ps(cells: list[dict[str, Any]]) -> str:
     return "{" + ", ".join(f"{r['bluff']:g}" for r in cells) + "}"
 
@@ -454,7 +484,7 @@ def markdown(
         "rule of the cell: `never`, `always`, or `smart` (challenge when the estimated probability that "
         "the player held the colour in force, from the unseen cards and the player's hand size, "
         f"exceeds {BREAK_EVEN}, the break-even of drawing {W4} against drawing {INNOCENT}).",
-        f"- Rules: {config.rules or 'the defaults of docs/uno.md'} (a single hand per game, Wild Draw Four "
+        f"- Rules: {config.rules or 'the defaults of docs/uno.md'} ({_game_length(config)}, Wild Draw Four "
         f"challenge as in docs/uno.md: a guilty bluffer draws {W4}, an innocent one makes the challenger draw "
         f"{INNOCENT}).",
         f"- {games:,} games per cell: one bluffer and n-1 challengers, the bluffer in every seat in turn, on "

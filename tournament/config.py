@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.registry import check_spec, spec_label, split_spec
+from agents.registry import check_label, check_spec, spec_label, split_spec
 from envs.config import MAX_SEED, merge, parse_overrides, read_yaml
 from envs.core import dataclass_from_mapping
 from envs.games import GAMES, game_module
@@ -110,6 +110,11 @@ class TournamentConfig:
                 f"seating: permutations of {self.players} seats are {math.factorial(self.players):,} seatings, each "
                 f"deal played that many times; permutations go up to {MAX_PERMUTED_SEATS} seats (use rotations)"
             )
+        if game_info(self.game).teams and self.seating not in ("auto", "rotations"):
+            raise ValueError(
+                f"seating: the {game_info(self.game).title} plays its {self.players} rotations (the teams swap sides, "
+                f"partners swap seats); give auto or rotations, got {self.seating!r}"
+            )
         if self.ratings not in RATINGS:
             raise ValueError(f"ratings must be one of {', '.join(RATINGS)}, got {self.ratings!r}")
         if not isinstance(self.rules, Mapping):
@@ -149,8 +154,10 @@ class TournamentConfig:
                 raise ValueError(f"'team' lists the two partners' policy specs, got {team!r}")
             for member in team:
                 check_spec(self.game, member, self.rules, self.players)
+            if "label" in spec:
+                check_label(spec["label"])
             label = spec.get("label") or "+".join(spec_label(m) for m in team)
-            return Entrant(str(label), tuple(team))
+            return Entrant(label, tuple(team))
         check_spec(self.game, spec, self.rules, self.players)
         split_spec(spec)
         specs = (spec, spec) if game_info(self.game).teams else (spec,)
@@ -179,6 +186,11 @@ class TournamentConfig:
         for i, lineup in enumerate(self.lineups):
             if not isinstance(lineup, Sequence) or isinstance(lineup, str) or len(lineup) != sides:
                 raise ValueError(f"lineups[{i}] must list {sides} entrant labels (one per side), got {lineup!r}")
+            texts = [x for x in lineup if isinstance(x, str)]
+            if len(texts) != len(lineup):
+                raise ValueError(
+                    f"lineups[{i}] lists entrant labels (texts), got {lineup!r}; entrants: {', '.join(index)}"
+                )
             unknown = [x for x in lineup if x not in index]
             if unknown:
                 raise ValueError(f"lineups[{i}]: unknown entrant(s) {unknown}; entrants: {', '.join(index)}")

@@ -17,6 +17,11 @@ from envs.games import game as game_info
 from tournament.tallies import tally_of
 
 
+def _tables(summary: dict[str, Any]) -> str:
+    tables = summary.get("tables", 1)
+    return "the table" if tables == 1 else f"{tables} tables"
+
+
 def leaderboard(summary: dict[str, Any]) -> Table:
     """Entrants sorted by win rate, with intervals, points, ratings and (UNO) Wild Draw Four play."""
     rows = sorted(summary["entrants"], key=lambda r: -r["win_rate"])
@@ -26,7 +31,7 @@ def leaderboard(summary: dict[str, Any]) -> Table:
     what = "teams" if game_info(game).teams else f"{summary['players']} players"
     table = Table(
         title=f"{game}: {what}, {summary['games']:,} games ({summary['deals']:,} duplicate deals "
-        f"x {summary['seatings']} seatings), fair share {1 / sides:.3f}"
+        f"x {summary['games_per_deal']} games: {_tables(summary)} in every seating), fair share {1 / sides:.3f}"
     )
     tally = tally_of(game)
     columns = ["#", "entrant", "games", "win rate", "95% CI", *tally.columns(rows)]
@@ -117,10 +122,12 @@ def write_outputs(summary: dict[str, Any], folder: Path, stem: str = "tournament
     """``<stem>.json``, ``<stem>.csv`` and the PNG plots in ``folder``; returns the paths."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"{stem}.json", folder / f"{stem}.csv"]
-    write_atomic(paths[0], json.dumps(json_ready(summary), indent=2, allow_nan=False) + "\n")
-    write_atomic(paths[1], entrants_csv(summary))
-    paths += plot_summary(summary, folder, stem)
-    return paths
+    data = json.dumps(json_ready(summary), indent=2, allow_nan=False) + "\n"  # made before anything is
+    table = entrants_csv(summary)  # written: a failure leaves the earlier outputs as they were
+    plots = plot_summary(summary, folder, stem)
+    write_atomic(paths[0], data)
+    write_atomic(paths[1], table)
+    return paths + plots
 
 
 def plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path]:
@@ -128,6 +135,13 @@ def plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path]
     import matplotlib
 
     matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context({"text.parse_math": False}):  # an entrant's label is drawn as written, "$" and all
+        return _plot_summary(summary, folder, stem)
+
+
+def _plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path]:
     import matplotlib.pyplot as plt
     import numpy as np
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from agents.registry import make_policy
 from envs import rng
+from envs.core import IllegalActionError
 from envs.games import game_module
 from tournament.config import TournamentConfig
 from tournament.schedule import Schedule, Shard, plan_shards
@@ -82,6 +83,18 @@ def make_policies(config: TournamentConfig, schedule: Schedule, shard: int, make
     ]
 
 
+def chosen(schedule: Schedule, k: int, actions: Any, n: int) -> np.ndarray:
+    """A policy's answer for ``n`` games, checked: one whole action id each (an outside policy
+    that returns fewer, or floats, is named instead of failing somewhere inside numpy)."""
+    out = np.asarray(actions)
+    if out.shape != (n,) or out.dtype.kind not in "iu":
+        raise ValueError(
+            f"policy {schedule.policy_specs[k]!r} returned {out.dtype} actions of shape {out.shape}; "
+            f"a policy returns one integer action id per game, shape ({n},)"
+        )
+    return out
+
+
 def play_shard(
     config: TournamentConfig,
     schedule: Schedule,
@@ -125,16 +138,22 @@ def play_shard(
         acting = seat_policy[ar, eng.current_player]
         present = np.bincount(acting, minlength=len(policies)).nonzero()[0]
         if present.size == 1:
-            actions[:] = policies[present[0]](obs, mask)
+            actions[:] = chosen(schedule, present[0], policies[present[0]](obs, mask), B)
         else:
             for k in present:
                 rows = (acting == k).nonzero()[0]
-                actions[rows] = policies[k](obs[rows], mask[rows])
+                actions[rows] = chosen(schedule, k, policies[k](obs[rows], mask[rows]), rows.size)
         if events:
             tally.count(eng, actions, events)
         finished_items[:] = slot_item
         was_idle = idle.copy()
-        obs, mask, _, done = eng.step(actions)
+        try:
+            obs, mask, _, done = eng.step(actions)
+        except IllegalActionError as err:  # the engine names the game and move; say whose policy chose it
+            in_range = (actions >= 0) & (actions < mask.shape[1])
+            legal = in_range & mask[ar, np.where(in_range, actions, 0)].astype(bool)
+            game = int(np.argmin(legal))
+            raise IllegalActionError(f"policy {schedule.policy_specs[acting[game]]!r}: {err}") from None
         decisions += 1
         if decisions.max() > config.max_decisions:
             raise RuntimeError(

@@ -31,6 +31,26 @@ from tournament.tallies import tally_of
 Z95 = NormalDist().inv_cdf(0.975)  # 1.95996...; scipy is imported where a test needs it (its import costs ~1 s)
 
 
+def p_from_interval(estimate: float, low: float, high: float) -> float:
+    """The two-sided p-value of "no difference" for an estimate with a 95% interval, reading
+    the interval as normal (its half-width is 1.96 standard errors)."""
+    se = (high - low) / (2 * Z95)
+    if se <= 0:
+        return 0.0 if estimate else 1.0
+    return 2 * (1 - NormalDist().cdf(abs(estimate) / se))
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjustment: p-values that can be read at 5% all at once (the chance
+    that any of a family's true "no difference" is called a difference stays under 5%)."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted, running = [1.0] * len(p_values), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
 def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval of a proportion (successes may be fractional: shared wins)."""
     if n == 0:
@@ -107,7 +127,8 @@ def summarise(config: TournamentConfig, schedule: Schedule, results: Results) ->
         "rules": rules.to_dict(),
         "games": int(played.sum()),
         "deals": schedule.deals,
-        "seatings": int(schedule.num_games // schedule.deals),
+        "tables": len(schedule.tables),
+        "games_per_deal": int(schedule.num_games // schedule.deals),  # every table in each of its seatings
         "mean_decisions": float(results.decisions[played].mean()),
         "entrants": rows,
     }
