@@ -55,9 +55,8 @@ def _reshuffled_once(pos: dict, rng: np.random.Generator) -> dict:
     return new
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_decisions_do_not_depend_on_unseen_cards(players):
-    rules = UnoRules()
+@pytest.mark.parametrize(("players", "rules"), [(2, UnoRules()), (4, UnoRules()), (2, UnoRules(seven_zero=True))])
+def test_decisions_do_not_depend_on_unseen_cards(players, rules):
     eng = played_games(players, rules, steps=9, seed=players)
     positions = [eng.position(i) for i in range(eng.num_games) if eng.phase[i] < eng.over_phase]
     rng = np.random.default_rng(7)
@@ -69,8 +68,8 @@ def test_decisions_do_not_depend_on_unseen_cards(players):
     obs_b, mask_b = b.observe()
     np.testing.assert_array_equal(obs_a, obs_b)  # the player sees the same in both
     np.testing.assert_array_equal(mask_a, mask_b)
-    search_a = make_policy("uno", {"name": "search", "worlds": 4}, seed=3, rules={})
-    search_b = make_policy("uno", {"name": "search", "worlds": 4}, seed=3, rules={})
+    search_a = make_policy("uno", {"name": "search", "worlds": 4}, seed=3, rules=rules.to_dict())
+    search_b = make_policy("uno", {"name": "search", "worlds": 4}, seed=3, rules=rules.to_dict())
     np.testing.assert_array_equal(search_a.action_values(obs_a, mask_a), search_b.action_values(obs_b, mask_b))
     np.testing.assert_array_equal(search_a(obs_a, mask_a), search_b(obs_b, mask_b))
 
@@ -141,6 +140,63 @@ def test_a_revealed_hand_is_placed_with_its_player():
             assert worlds.hands[i, 1, card_type(card)] >= 1
         assert worlds.hand_size[i, 1] == 5
     assert unseen.sum() == len(pile) + 5 - 3  # the draw pile and the two cards not shown
+
+
+def _position(own: list[str], other: list[str], discard: list[str], **extra) -> dict:
+    """A 2-player position, seat 0 to play on green; the rest of the deck is the draw pile."""
+    rest = DECK_COUNTS.copy()
+    for card in [*own, *other, *discard]:
+        rest[card_type(card)] -= 1
+    pile = [TYPE_NAMES[t] for t in np.repeat(np.arange(NUM_CARD_TYPES), rest)]
+    return {
+        "num_players": 2,
+        "hands": [own, other],
+        "draw_pile": pile,
+        "discard_pile": discard,
+        "colour": "G",
+        "direction": 1,
+        "current_player": 0,
+        "phase": "play",
+        **extra,
+    }
+
+
+@pytest.mark.parametrize("own", [["R6", "G6", "G9", "B4", "B4"], ["R6", "G6", "G9", "B4"]])
+def test_a_shown_hand_swapped_to_its_challenger_is_its_own_and_searched(own):
+    """seven_zero: seat 0 saw seat 1's hand (an innocent challenge), then seat 1 played a 7 and
+    swapped hands with it; the engine moves the record with the cards, so the hand shown is now
+    the observer's own. The worlds keep it as it is (no pinning of seat 0) and the search plays."""
+    rules = UnoRules(seven_zero=True)
+    pos = _position(
+        own,
+        ["R1", "Y4", "B8", "B9", "G4", "G5", "B0", "B3", "Y1"],
+        ["G0", "W+4", "G7"],
+        revealed={"to": 0, "player": 0, "hand": [*own, "G7"]},
+    )
+    obs, mask = UnoEngine.from_positions([pos], rules, auto_reset=False).observe()
+    worlds, _ = sample_worlds(obs, rules, 4, np.random.default_rng(0))
+    assert (worlds.hands[:, 0].sum(axis=1) == len(own)).all()
+    np.testing.assert_array_equal(worlds.observe()[0], np.repeat(obs, 4, axis=0))
+    action = make_policy("uno", {"name": "search", "worlds": 4}, seed=0, rules={"seven_zero": True})(obs, mask)
+    assert mask[0, action[0]]
+
+
+def test_the_cards_dealt_beside_a_shown_hand_respect_its_players_voids():
+    """Seat 1 was shown holding Y5 Y6 B2, has taken two cards since, and was seen without red
+    with no card drawn since: no world gives it a red card (only the dealt cards move)."""
+    pos = _position(
+        ["R3", "G6", "B7", "Y1"],
+        ["Y5", "Y6", "B2", "G3", "G4"],
+        ["G0", "W+4", "G9"],
+        revealed={"to": 0, "player": 1, "hand": ["Y5", "Y6", "B2"]},
+        void_draws=[[-1, -1, -1, -1], [0, -1, -1, -1]],
+    )
+    obs, _ = UnoEngine.from_positions([pos], UnoRules(), auto_reset=False).observe()
+    worlds, _ = sample_worlds(obs, UnoRules(), 64, np.random.default_rng(0))
+    red = np.asarray(TYPE_COLOUR) == 0
+    assert worlds.hands[:, 1][:, red].sum() == 0
+    for card in ("Y5", "Y6", "B2"):
+        assert (worlds.hands[:, 1, card_type(card)] >= 1).all()
 
 
 def test_search_plays_legal_moves_and_beats_random():

@@ -71,15 +71,14 @@ def _guilt(hands: np.ndarray, bluffer: np.ndarray, colour: np.ndarray, out: np.n
 
 
 @njit(cache=True)
-def _respect_voids(hands, draw_pile, pile_size, limit, pinned_seat) -> None:
+def _respect_voids(hands, draw_pile, pile_size, limit, pinned_seat, pinned) -> None:
     """Public history in the worlds: a seat seen without colour ``c`` holds at most
     ``limit[g, p, c]`` cards of it (``void_draws``, -1: no limit). Excess cards are swapped
     for the first cards of the (shuffled) draw pile the seat may hold; where the pile has
-    none, the hand is left as dealt. Seat 0 (the observer) and a revealed hand are known."""
+    none, the hand is left as dealt. Seat 0 (the observer) is known; of a revealed hand
+    (seat ``pinned_seat[g]``) only the cards dealt beyond the pinned ones (``pinned[g]``) move."""
     for g in range(hands.shape[0]):
         for p in range(1, hands.shape[1]):
-            if p == pinned_seat[g]:
-                continue
             for c in range(NUM_COLOURS):
                 if limit[g, p, c] < 0:
                     continue
@@ -88,8 +87,9 @@ def _respect_voids(hands, draw_pile, pile_size, limit, pinned_seat) -> None:
                     for t in range(NUM_CARD_TYPES):
                         if hands[g, p, t] > 0 and kernel._COLOUR_OF[t] == c:
                             held += hands[g, p, t]
-                            excess = t
-                    if held <= limit[g, p, c]:
+                            if hands[g, p, t] > (pinned[g, t] if p == pinned_seat[g] else 0):
+                                excess = t  # a dealt card, free to move
+                    if held <= limit[g, p, c] or excess < 0:
                         break
                     j = _allowed_pile_card(hands[g, p], draw_pile[g], pile_size[g], limit[g, p], c)
                     if j < 0:
@@ -258,8 +258,11 @@ def sample_worlds(
     known = np.zeros((B, n, NUM_CARD_TYPES), np.int64)
     known[:, 0] = view["hand"]
     revealed_slot = view["revealed_seat"]
-    has_reveal = revealed_slot >= 0
-    revealed_seat = np.where(has_reveal, seat_of_slot[np.arange(B), np.maximum(revealed_slot, 0)], -1)
+    shown = revealed_slot >= 0  # a hand shown to the observer (the world's state shows it too)
+    # ...and pinned, unless it is the observer's own: under seven_zero the shown hand can reach
+    # its challenger with a swap (the engine moves the record with the cards), and that is known
+    has_reveal = revealed_slot > 0
+    revealed_seat = np.where(shown, seat_of_slot[np.arange(B), np.maximum(revealed_slot, 0)], -1)
     rows = has_reveal.nonzero()[0]
     pinned = pinned_reveal(view, unseen, sizes[np.arange(B), np.maximum(revealed_seat, 0)])
     known[rows, revealed_seat[rows]] = pinned[rows]
@@ -323,7 +326,9 @@ def sample_worlds(
     void_w = np.repeat(
         np.take_along_axis(void[:, :n], np.argsort(seat_of_slot, axis=1)[:, :, None], axis=1), worlds, axis=0
     )
-    _respect_voids(hands, draw_pile, pile_w, void_w, np.repeat(revealed_seat, worlds))
+    pinned_seat = np.where(has_reveal, revealed_seat, -1)
+    pinned_w = np.repeat(np.where(has_reveal[:, None], pinned, 0), worlds, axis=0)
+    _respect_voids(hands, draw_pile, pile_w, void_w, np.repeat(pinned_seat, worlds), pinned_w)
 
     eng = UnoEngine(N, n, world_rules(rules), seed=0, auto_reset=False)
     state = {k: np.zeros_like(v) for k, v in _state_template(eng).items()}
@@ -347,7 +352,7 @@ def sample_worlds(
     state["uno_declared"][:] = per_seat(view["uno_declared"]).astype(bool)
     state["scores"][:] = per_seat(view["scores"])
     state["revealed_hand"][:] = rep(view["revealed_hand"])
-    state["revealed_to"][:] = rep(np.where(has_reveal, 0, -1))
+    state["revealed_to"][:] = rep(np.where(shown, 0, -1))
     state["revealed_from"][:] = rep(revealed_seat)
     state["hand_winner"][:] = -1
     state["void_draws"][:] = void_w
