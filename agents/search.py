@@ -26,7 +26,15 @@ while real players mostly play one when they cannot follow; and a bluff is answe
 rollout policy, not by the real challenger. So the search would challenge and bluff by a
 model of the opponents it does not have. With ``bets: prior`` (the default) the decisions
 that are such bets, the game's :meth:`SearchPolicy.bets`, keep the prior's choice
-(``bets: search`` searches them too; docs/search.md measures both).
+(``bets: search`` searches them too; docs/search.md measures both). One more thing the
+worlds get wrong there: a Wild Draw Four's guilt is judged from its player's hand in the
+world, which after a silent second-to-last card holds the UNO penalty too (the observation
+cannot tell it apart), so such worlds find bluffs more often than there were.
+
+A decision depends on the player's view and the policy's seed, never on another player's
+hidden cards; but the rows of one call share one random stream (worlds, rollout
+tie-breaks), so the same view can be decided differently beside other rows of a batch. The
+draws it gets are noise, not information: nothing of another game's cards reaches it.
 
 Cost: a searched decision steps about ``worlds x legal actions x depth`` games; a decision
 with a single legal action costs nothing (``python bench/search.py``).
