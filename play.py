@@ -6,7 +6,8 @@
     python play.py --score                                                   # Score Buddy in the terminal
 
 Opponents are policy names (random, greedy, heuristic, rlcard_rule for UNO), ``agent``
-(the shipped trained agent for the game and table size) or ``agent:path/to/model.pt``;
+(the shipped trained agent for the game and table size; classic UNO ships agents for 2 and 4
+players and plays the 4-player one elsewhere, with a note) or ``agent:path/to/model.pt``;
 one name plays every other seat. Rules options follow as ``key=value`` (e.g.
 ``stacking=true uno_penalty=4``). The web page serves both games and Score Buddy.
 """
@@ -138,6 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(err))
     if args.target is not None and not getattr(session.rules, "match", False):
         parser.error(f"--target is the target score of a match; {args.game} with these rules plays no match")
+    for note in session.notes:
+        print(f"note: {note}")
     if getattr(session.rules, "match", False) and "match" not in rules:
         print(f"A match to {session.rules.target_score} points (--target; match=false plays single hands).")
     TerminalGame(session, record_path=args.record).run()

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import AGENT, check_spec, make_policy, spec_label
+from agents.registry import AGENT, check_spec, make_policy, spec_label, table_notes
 from envs.config import MAX_SEED
 from envs.games import game as game_info
 from envs.records import GameRecord, game_module
@@ -39,7 +39,8 @@ RECORD_WHEN_OVER = "the game record is offered once the game is over: it holds e
 
 def opponent_spec(game: str, num_players: int, text: str | Mapping[str, Any]) -> str | dict[str, Any]:
     """A policy spec from the command line: ``heuristic``, ``agent`` (the shipped agent for
-    this game and table size) or ``agent:path/to/checkpoint.pt``."""
+    this game and table size, the nearest one shipped: ``agents.learned.shipped_agent``) or
+    ``agent:path/to/checkpoint.pt``."""
     if isinstance(text, Mapping):
         spec: str | dict[str, Any] = dict(text)
     else:
@@ -171,6 +172,8 @@ class TableSession:
             )
             for s, spec in self.specs.items()
         }
+        # an agent at a table it was not fitted to (another size, a house rule): said, not refused
+        self.notes = table_notes(game, list(self.specs.values()), self.rules.to_dict(), num_players)
         self.names = list(names) if names else self._default_names()
         if len(self.names) != num_players:
             raise ValueError(f"give {num_players} player names, got {len(self.names)}")

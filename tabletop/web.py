@@ -172,7 +172,8 @@ def create_app(store_path: Path = Path(DEFAULT_STORE), allowed_hosts: Iterable[s
         except TablesFull as err:
             return error_response(str(err), 503)
         events = session.advance()
-        return JSONResponse({"id": table_id, "view": session.view(), "events": [e.to_dict() for e in events]})
+        body = {"id": table_id, "view": session.view(), "events": [e.to_dict() for e in events]}
+        return JSONResponse(body | {"notes": session.notes})  # an agent at a table it was not fitted to
 
     async def state(request: Request) -> Response:
         try:

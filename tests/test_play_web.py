@@ -116,3 +116,10 @@ def test_trick_game_table(client: TestClient) -> None:
     assert view["game"] == "tricks" and view["team"] == "A" and len(view["hand"]) == 10
     assert [p["partner"] for p in view["players"]] == [False, False, True, False]
     assert "agent" in view["players"][2]["name"]
+    assert res.json()["notes"] == []  # the shipped trick-game agent at the table it was trained for
+
+
+def test_an_agent_at_a_table_it_was_not_fitted_to_comes_with_a_note(client: TestClient) -> None:
+    res = client.post("/api/new", json={"game": "uno", "players": 3, "opponents": "agent", "seed": 3})
+    (note,) = res.json()["notes"]
+    assert note.startswith("agent: models/uno_4p_ppo.pt was fitted under") and "4 players (this table: 3)" in note

@@ -138,6 +138,12 @@ async function startGame() {
     tableId = data.id;
     sessionStorage.setItem("unolab-table", tableId);
     $("#log").innerHTML = "";
+    for (const note of data.notes || []) { // an agent at a table it was not fitted to: said first
+      const li = document.createElement("li");
+      li.className = "note";
+      li.textContent = `Note: ${note}`;
+      $("#log").appendChild(li);
+    }
     $("#setup").hidden = true;
     $("#table").hidden = false;
     gameOver = null;
