@@ -399,18 +399,20 @@ def train(
                 progress.console.print(f"update {u}/{updates}: {trainer.global_step:,} decisions, {status}")
             last = u == updates
             saved = (cfg.checkpoint_every and u % cfg.checkpoint_every == 0) or last
+            if not last and cfg.eval_every and u % cfg.eval_every == 0:
+                # before this update's checkpoint: a stop in the evaluation resumes from the one
+                # before and plays it again, and the checkpoint's random streams are past it
+                evaluate()
             if saved:
                 save_checkpoint(checkpoint, with_minutes(trainer.state_dict(), minutes(), since))
                 if record is not None:  # with its checkpoint, so that a stop in the evaluation below loses nothing
                     record.save_progress(u)
-            if last and cfg.eval_every:  # eval_every 0: no evaluation at all
+            if last and cfg.eval_every:  # eval_every 0: no evaluation at all (a stop in it: it runs again on resume)
                 evaluate(cfg.last_eval_games)
+                if record is not None:
+                    record.save_progress(u)  # again, with the final evaluation on the curve
             elif last:
                 save_checkpoint(agent, trainer.agent_payload())
-            elif cfg.eval_every and u % cfg.eval_every == 0:
-                evaluate()
-            if saved and record is not None:
-                record.save_progress(u)  # again, with this update's evaluation on the curve
         if record is not None and (not record.curve or record.curve[-1]["update"] != trainer.update_count):
             evaluate(cfg.last_eval_games)  # resumed after the last update: the final evaluation again
         elif record is None and not trained:  # the same for a plain run: its last update's end again

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,13 @@ class _ConfigLoader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+
+# YAML 1.2's floats without a decimal point (3e-4, 1e6): PyYAML reads YAML 1.1, where they are text
+# and a learning rate of 3e-4 would be refused as "not a number" (a value this lab reads as a number)
+_ConfigLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789")
+)
 
 
 def load_yaml(text: str, what: str) -> Any:

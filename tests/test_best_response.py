@@ -154,6 +154,52 @@ def test_a_resumed_best_response_keeps_its_curve_and_ends_as_a_straight_run(tmp_
     assert resumed["minutes"] > 0 and (run / "curve.png").stat().st_size > 10_000
 
 
+def test_a_stop_during_a_mid_run_evaluation_resumes_to_the_straight_runs_curve_and_state(tmp_path, monkeypatch):
+    """The evaluation of an update runs before its checkpoint: a stop inside it resumes from the
+    checkpoint before and evaluates again, so no curve point is lost and the random streams match."""
+    import torch
+
+    import train
+    from agents.best_response import read_result
+
+    common = [
+        "total_steps=2048",  # 4 updates of 512 decisions, a checkpoint after each
+        "num_games=64",
+        "num_steps=8",
+        "hidden=[16]",
+        "imitation_steps=0",
+        "eval_every=2",
+        "checkpoint_every=1",
+        "eval_games=100",
+        "final_eval_games=200",
+        "run_name=br",
+    ]
+    assert _train(*common, f"log_dir={tmp_path / 'straight'}") == 0
+    straight = read_result(tmp_path / "straight" / "br")
+    evaluate_agent = train.evaluate_agent
+    calls = {"n": 0}
+
+    def stopped_in_the_second(*a, **kw):  # the curve's start, then the evaluation of update 2
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return evaluate_agent(*a, **kw)
+
+    run = tmp_path / "resumed" / "br"
+    monkeypatch.setattr(train, "evaluate_agent", stopped_in_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        _train(*common, f"log_dir={tmp_path / 'resumed'}")
+    monkeypatch.setattr(train, "evaluate_agent", evaluate_agent)
+    assert torch.load(run / "checkpoint.pt", weights_only=False)["trainer"]["update"] == 1
+    assert _train(*common, f"log_dir={tmp_path / 'resumed'}", "--resume", str(run / "checkpoint.pt")) == 0
+    resumed = read_result(run)
+    keys = ("update", "decisions", "games", "win_rate")
+    assert [[p[k] for k in keys] for p in resumed["curve"]] == [[p[k] for k in keys] for p in straight["curve"]]
+    assert [p["update"] for p in resumed["curve"]] == [0, 2, 4] and resumed["complete"]
+    ends = [torch.load(d / "br" / "checkpoint.pt", weights_only=False) for d in (tmp_path / "straight", run.parent)]
+    assert torch.equal(ends[0]["trainer"]["torch_rng"], ends[1]["trainer"]["torch_rng"])
+
+
 def _study(*args: str) -> subprocess.CompletedProcess:
     command = [sys.executable, "evaluate.py", "--config", "configs/eval/exploitability_quick.yaml", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=300)

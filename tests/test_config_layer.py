@@ -78,3 +78,17 @@ def test_int_in_names_the_range():
     ]:
         with pytest.raises(argparse.ArgumentTypeError, match=message):
             parse(text)
+
+
+def test_yaml_12_floats_without_a_decimal_point_are_numbers():
+    """PyYAML reads YAML 1.1, where 3e-4 is text: the configs read it as the number it is."""
+    from envs.config import load_yaml
+
+    assert [load_yaml(t, "x") for t in ("3e-4", "1e6", "-2.5E+3", "3.0e-4", "e5", "1_000")] == [
+        0.0003,
+        1e6,
+        -2500.0,
+        0.0003,
+        "e5",
+        1000,
+    ]
