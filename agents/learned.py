@@ -210,11 +210,18 @@ def network_from(data: dict[str, Any], path: str | Path = "checkpoint") -> Actor
     (:func:`fit_to_layout`; a mismatch is a ``ValueError``)."""
     if data.get("kind") is not None:
         raise ValueError(f"{path} is a {data['kind']} model (agents/belief.py), not an agent's network")
-    _check_fine_counts(data, path)
-    data = fit_to_layout(data, path)
-    model = data["model"]
-    fine = (model["fine_cols"].tolist(), float(model["fine_cap"])) if "fine_cols" in model else ((), 0.0)
-    net = ActorCritic(int(data["obs_dim"]), int(data["num_actions"]), [int(h) for h in data["hidden"]], None, *fine)
+    try:  # a file with a valid checksum but parts missing or of the wrong kind: named, not a traceback
+        _check_fine_counts(data, path)
+        data = fit_to_layout(data, path)
+        model = data["model"]
+        fine = (model["fine_cols"].tolist(), float(model["fine_cap"])) if "fine_cols" in model else ((), 0.0)
+        sizes = int(data["obs_dim"]), int(data["num_actions"]), [int(h) for h in data["hidden"]]
+        int(data["num_players"])
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError) as err:
+        if isinstance(err, ValueError) and str(path) in str(err):
+            raise
+        raise ValueError(f"{path}: a damaged agent checkpoint ({type(err).__name__}: {err}); train it again") from None
+    net = ActorCritic(*sizes, None, *fine)
     try:
         net.load_state_dict(data["model"])
     except (RuntimeError, KeyError) as err:

@@ -146,7 +146,7 @@ class SearchPolicy(SeededPolicy):
         if value and value != SHIPPED:
             self._critic(0)  # a bad checkpoint is refused now, not mid-tournament
         self.rules = self.rules_type.from_dict(rules)
-        self.rollout = make_policy(self.game, rollout, seed=int(self.rng.integers(2**63)))
+        self.rollout = make_policy(self.game, rollout, seed=int(self.rng.integers(2**63)), rules=self.rules.to_dict())
         self.searched = 0  # decisions searched so far (more than one legal action)
         self.rollout_steps = 0  # engine steps of rows, over all rollouts
 

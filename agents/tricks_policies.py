@@ -105,6 +105,10 @@ class GreedyPolicy(SeededPolicy):
         return self.choose(scores, mask)
 
 
+#: The largest size of a trick-game heuristic's cost or weight (points; the scores are float32).
+MAX_WEIGHT = 1e4
+
+
 class HeuristicPolicy(SeededPolicy):
     """Lays the card (and special) of best expected point swing, the players still to lay
     modelled from the cards it has not seen.
@@ -146,12 +150,21 @@ class HeuristicPolicy(SeededPolicy):
         exchange_weight: float = 4.0,
     ) -> None:
         super().__init__(seed)
-        self.card_cost = float(card_cost)
-        self.skip_cost = float(skip_cost)
-        self.reverse_cost = float(reverse_cost)
-        self.wild_cost = float(wild_cost)
-        self.exchange_cost = float(exchange_cost)
-        self.exchange_weight = float(exchange_weight)
+        weights = {
+            "card_cost": card_cost,
+            "skip_cost": skip_cost,
+            "reverse_cost": reverse_cost,
+            "wild_cost": wild_cost,
+            "exchange_cost": exchange_cost,
+            "exchange_weight": exchange_weight,
+        }
+        for key, value in weights.items():  # points, scored in float32: NaN or a huge value scores nothing
+            number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+            if not number or not -MAX_WEIGHT <= float(value) <= MAX_WEIGHT:
+                raise ValueError(
+                    f"{key} must be a number of points in [-{MAX_WEIGHT:g}, {MAX_WEIGHT:g}], got {value!r}"
+                )
+            setattr(self, key, float(value))
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs, mask = _check(obs, mask)

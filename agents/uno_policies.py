@@ -21,12 +21,13 @@ name            strategy in short
                 player close to going out, card counting for colours and challenges
 ==============  =================================================================
 
-House rules: every policy answers the new decisions by the mask (a ``swap`` after a 7, a
-Wild Draw Four stacked instead of a challenge: ``rlcard_rule`` at random, like RLCard,
-which has neither rule). ``greedy`` and ``heuristic`` swap hands with the player holding
-the fewest cards; ``heuristic`` also takes the table's rules (``rules``, passed by
-tournaments and trainers) and, under ``seven_zero``, values a 7 or a 0 by the hand it would
-get. Both stack a Wild Draw Four rather than draw when the rules let them.
+House rules: every policy answers the new decisions by the mask (``rlcard_rule`` swaps
+hands after a 7 at random, RLCard having no such rule, and stacks a Wild Draw Four played on
+it rather than accept, as it plays one whenever nothing else plays). ``greedy`` and
+``heuristic`` swap hands with the player holding the fewest cards; ``heuristic`` also takes
+the table's rules (``rules``, passed by tournaments and trainers) and, under ``seven_zero``,
+values a 7 or a 0 by the hand it would get. Both stack a Wild Draw Four rather than draw
+when the rules let them.
 
 ``greedy`` and ``heuristic`` take the Wild Draw Four parameters ``bluff`` (probability
 of playing a Wild Draw Four while holding the colour in force, where doing so helps:
@@ -259,8 +260,9 @@ class RLCardRulePolicy(_ScriptedUnoPolicy):
     * RLCard plays a playable drawn card at once (a drawn Wild with a random colour), so
       here it plays the drawn card in phase ``drawn`` and never uses ``pass``; a drawn
       Wild names a random colour, a drawn Wild Draw Four the colour held most.
-    * RLCard has no challenge and no UNO call: it always accepts a Wild Draw Four and
-      always declares UNO. A starting Wild gets the colour it holds most of.
+    * RLCard has no challenge and no UNO call: it always accepts a Wild Draw Four (or, under
+      ``stack_wild_draw_four``, stacks its own on it) and always declares UNO. A starting
+      Wild gets the colour it holds most of.
     """
 
     name = "rlcard_rule"
@@ -352,8 +354,10 @@ class HeuristicPolicy(_WildDrawFourPolicy):
       cards are still unseen is preferred, since the next player is less likely to be
       able to answer it.
     * Wilds are kept for when they matter: a Wild only when no coloured card plays, an
-      honest Wild Draw Four before a Wild; a wild names the colour held most (the rarest
-      unseen colour on ties). A wild kept as the last card always goes out.
+      honest Wild Draw Four before a Wild; a wild names its best colour by the same
+      preference as a coloured card: cards held of it, weighed against the share of that
+      colour still unseen (so a colour held once but nearly all seen can beat one held
+      twice). A wild kept as the last card always goes out.
     * Attack: when the next player holds 2 cards or fewer, Draw Two, Wild Draw Four and
       Skip (and Reverse when it makes the next player the previous one, or acts as a
       Skip with two players) come first, the strongest first; a Reverse that hands the

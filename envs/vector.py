@@ -95,7 +95,9 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
             raise ValueError(f"seat must lie in 0..{num_players - 1} or be None (random), got {seat}")
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
-        self.policies = opponent_policies(game, opponent, num_players - 1)  # by offset from the learner's seat
+        self.policies = opponent_policies(
+            game, opponent, num_players - 1, self.rules
+        )  # by offset from the learner's seat
         self.num_envs, self.num_players = int(num_envs), num_players
         self.fixed_seat, self.illegal_action = seat, illegal_action
         self.render_mode = None

@@ -48,24 +48,25 @@ def observation_space(game: ModuleType, rules: Any) -> spaces.Dict:
     )
 
 
-def opponent_policy(game: ModuleType, spec: Any) -> BatchedPolicy:
+def opponent_policy(game: ModuleType, spec: Any, rules: Any = None) -> BatchedPolicy:
     """A batched policy, or one built from its spec as configs write it (``"heuristic"``,
-    ``{"name": "heuristic", "bluff": 1}``) for ``game``."""
+    ``{"name": "heuristic", "bluff": 1}``) for ``game`` under ``rules`` (the table's rules
+    object: a policy that reads them, such as ``heuristic`` under seven_zero, plays them)."""
     if callable(spec):
         return spec
     if isinstance(spec, (str, Mapping)):
         from agents.registry import make_policy  # agents build on envs: imported on use
 
-        return make_policy(game.Engine.game, spec, seed=None)
+        return make_policy(game.Engine.game, spec, seed=None, rules=None if rules is None else rules.to_dict())
     raise ValueError(f"opponent: a batched policy or a policy spec by name, got {spec!r}")
 
 
-def opponent_policies(game: ModuleType, opponent: Any, others: int) -> list[BatchedPolicy]:
+def opponent_policies(game: ModuleType, opponent: Any, others: int, rules: Any = None) -> list[BatchedPolicy]:
     """The batched policies of the seats after the learner's, in seat order from it (the next
     seat first; at the trick game's table the second is the partner): one policy (or spec) for
     all of them, or a list of ``others``. The single-seat and the vector envs read it alike."""
     if callable(opponent) or isinstance(opponent, (str, Mapping)):
-        return [opponent_policy(game, opponent)] * others
+        return [opponent_policy(game, opponent, rules)] * others
     if not isinstance(opponent, (list, tuple)):
         raise ValueError(
             f"opponent: a batched policy, a policy spec, or a list of {others} (one per seat after the "
@@ -73,7 +74,7 @@ def opponent_policies(game: ModuleType, opponent: Any, others: int) -> list[Batc
         )
     if len(opponent) != others:
         raise ValueError(f"opponent: one policy, or {others} (one per seat after the learner's); got {len(opponent)}")
-    return [opponent_policy(game, p) for p in opponent]
+    return [opponent_policy(game, p, rules) for p in opponent]
 
 
 def action_id(action: Any, num_actions: int, who: str) -> int:
@@ -313,7 +314,7 @@ class SeatEnv(PicklesGameByName, gym.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']} (or None)")
         seat = int(seat)
-        policies = opponent_policies(game, opponent, num_players - 1)
+        policies = opponent_policies(game, opponent, num_players - 1, self.rules)
         self.opponents = {(seat + k) % num_players: p for k, p in enumerate(policies, 1)}  # by seat
         self.num_players, self.seat = num_players, seat
         self.render_mode = render_mode

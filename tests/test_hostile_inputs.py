@@ -224,3 +224,22 @@ def test_a_uno_position_asking_for_a_declaration_needs_the_uno_rule() -> None:
     with pytest.raises(ValueError, match="uno_penalty=0 leaves out"):
         UnoEngine.from_positions([pos], rules=UnoRules(uno_penalty=0))
     UnoEngine.from_positions([pos])  # with the rule: the declaration waits
+
+
+@pytest.mark.parametrize("damage", ["no obs_scale", "num_players four"])
+def test_an_agent_checkpoint_with_a_valid_checksum_but_parts_missing_is_named(tmp_path, damage):
+    import torch
+
+    from agents.learned import save_checkpoint
+    from agents.registry import make_policy
+
+    data = torch.load("models/uno_2p_ppo.pt", weights_only=False)
+    data.pop("sha256", None)
+    if damage == "no obs_scale":
+        data["model"] = {k: v for k, v in data["model"].items() if k != "obs_scale"}
+    else:
+        data["num_players"] = "four"
+    path = tmp_path / "damaged.pt"
+    save_checkpoint(path, data)
+    with pytest.raises(ValueError, match=f"{path}: a damaged agent checkpoint"):
+        make_policy("uno", {"name": "agent", "checkpoint": str(path)}, seed=0)

@@ -214,3 +214,10 @@ def test_the_heuristic_team_beats_random_and_greedy_teams(a, b, rules, low):
 def test_the_swapped_seats_cancel_out_between_equal_policies():
     share = team_match(RandomPolicy(seed=1), RandomPolicy(seed=2), num_games=2048, seed=3)
     assert 0.44 < share < 0.56
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), True, "1.3", 1e38])
+def test_the_heuristics_costs_are_numbers_of_points(value):
+    with pytest.raises(ValueError, match=r"card_cost must be a number of points in \[-10000, 10000\]"):
+        make_policy("tricks", {"name": "heuristic", "card_cost": value}, seed=0)
+    assert make_policy("tricks", {"name": "heuristic", "wild_cost": -5}, seed=0).wild_cost == -5.0

@@ -254,3 +254,15 @@ def test_the_random_loop_plays_legal_actions():
 def test_the_vector_env_says_it_does_not_render():
     with pytest.raises(ValueError, match="the vector env does not render"):
         gym.make_vec("unolab/Uno-v0", num_envs=2, render_mode="ansi")
+
+
+def test_opponents_and_the_search_rollout_play_the_tables_rules():
+    """A policy that reads the rules (heuristic under seven_zero values a 7 by the hand it gets)
+    is built with the table's, in the envs as in tournaments, and so is the search's rollout."""
+    from agents.registry import make_policy
+
+    venv = uno_v0.vector_env(4, opponent="heuristic", num_players=3, seven_zero=True)
+    assert [p.seven_zero for p in venv.policies] == [True, True]
+    single = uno_v0.gym_env(opponent=["heuristic", "heuristic"], num_players=3, seven_zero=True)
+    assert all(p.seven_zero for p in single.unwrapped.opponents.values())
+    assert make_policy("uno", {"name": "search"}, rules={"seven_zero": True}).rollout.seven_zero
