@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from envs.cards import COLOUR_NAMES, COLOURS
 from tabletop.table_game import table_game
 
 
@@ -24,15 +23,18 @@ class MoveError(ValueError):
 class Move:
     """One entry of the list a person chooses from: a key, a label, and its action(s).
 
-    A Wild is one entry with four actions (one per colour): choosing it asks for the colour.
+    An entry may hold several actions (a Wild: one per colour): choosing it asks the game's
+    follow-up question (``TableGame.follow_up``: the colour).
     """
 
     key: str
     label: str
     actions: tuple[str, ...]
+    asks_for: str = ""  # what its follow-up question asks, as the list shows it ("colour")
 
     @property
-    def needs_colour(self) -> bool:
+    def asks(self) -> bool:
+        """Choosing it asks a follow-up question (which of its actions)."""
         return len(self.actions) > 1
 
 
@@ -53,24 +55,14 @@ class Choice:
 
 def list_moves(game: str, legal: Sequence[str]) -> list[Move]:
     """The legal actions as numbered entries (a Wild's four colours form one entry)."""
-    label = table_game(game).label
+    table = table_game(game)
     labels: dict[str, list[str]] = {}
     for action in legal:
-        labels.setdefault(label(action)[0], []).append(action)
-    return [Move(str(k), label, tuple(actions)) for k, (label, actions) in enumerate(labels.items(), start=1)]
-
-
-def colour_choice(move: Move) -> Choice:
-    """The question that completes a Wild: which colour it names."""
-    options: dict[str, str] = {}
-    labels = []
-    for key, action in enumerate(move.actions, start=1):
-        letter = action.rsplit(" ", 1)[1]
-        name = COLOUR_NAMES[COLOURS.index(letter)]
-        for answer in (str(key), letter.lower(), name, name[0]):
-            options[answer] = action
-        labels.append(f"{key} {letter} ({name})")
-    return Choice(f"Colour for {move.label}?", options, tuple(labels))
+        labels.setdefault(table.label(action), []).append(action)
+    return [
+        Move(str(k), label, tuple(actions), table.asks_for if len(actions) > 1 else "")
+        for k, (label, actions) in enumerate(labels.items(), start=1)
+    ]
 
 
 def _forms(game: str, action: str) -> set[str]:
@@ -79,8 +71,8 @@ def _forms(game: str, action: str) -> set[str]:
 
 
 def describe(moves: Sequence[Move]) -> str:
-    """``1 R7, 2 W (+colour), 3 draw``: the list a prompt shows."""
-    return ", ".join(f"{m.key} {m.label}" + (" (+colour)" if m.needs_colour else "") for m in moves)
+    """``1 R7, 2 W (+colour), 3 draw``: the list a prompt shows (``+`` what its question asks)."""
+    return ", ".join(f"{m.key} {m.label}" + (f" (+{m.asks_for})" if m.asks else "") for m in moves)
 
 
 def parse_move(
@@ -110,12 +102,12 @@ def parse_move(
         if typed not in by_key:
             raise MoveError(f"no move has key {typed}; keys 1-{len(moves)}: {describe(moves)}")
         move = by_key[typed]
-        return colour_choice(move) if move.needs_colour else move.actions[0]
+        return table.follow_up(move) if move.asks else move.actions[0]
     lowered = typed.lower()
     word = table.shortcuts.get(lowered)
     for move in moves:
-        if move.needs_colour and lowered == move.label.lower():
-            return colour_choice(move)
+        if move.asks and lowered == move.label.lower():
+            return table.follow_up(move)
         for action in move.actions:
             if lowered in _forms(game, action) or word == action:
                 return action

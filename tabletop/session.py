@@ -315,9 +315,6 @@ class TableSession:
         elif event.hand_over:  # a match goes on: the engine dealt the next hand in this step
             self._deal_due = True
         event.view = self.view()
-        revealed = event.view.get("revealed")
-        if revealed and player == self.seat and name == "challenge":
-            event.text += f"; you saw the hand of {self.names[revealed['player']]}: {' '.join(revealed['hand'])}"
         self.history.append(event)
         return event
 

@@ -25,6 +25,7 @@ from envs.games import game, resolve
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from tabletop.moves import Choice, Move
     from tabletop.session import Event, TableSession
 
 View = dict[str, Any]
@@ -39,8 +40,13 @@ class TableGame:
     view: Callable[[Position, int, Any, list[str]], View]
     #: views: the seat each ``swap k`` of the player to act takes (the engine's rule).
     swap_seats: Callable[[Position], dict[str, int]]
-    #: moves: an action's entry label and colour suffix (``play W G`` -> ("W", "G")).
-    label: Callable[[str], tuple[str, str]]
+    #: moves: the entry an action is listed under (``play W G`` -> ``W``: a Wild's four colours
+    #: are one entry, whose choice asks the follow-up question below).
+    label: Callable[[str], str]
+    #: moves: the question that completes an entry of several actions (a Wild: its colour)...
+    follow_up: Callable[[Move], Choice]
+    #: ...and what it asks, as the list of moves shows it (``W (+colour)``).
+    asks_for: str
     #: moves: the extra ways of typing an action (lower case), besides its name.
     forms: Callable[[str], set[str]]
     #: moves: why typed text that names no legal move is wrong, where the game can say more
@@ -68,8 +74,10 @@ class TableGame:
     prompt: Callable[[View], str]
     #: terminal: the line that announces the finished game.
     over_line: Callable[[dict[str, Any]], str]
+    #: terminal: the standings after a hand of a match (``event.hand_over``; None: no hands).
+    standings: Callable[[dict[str, Any], list[str], Any], RenderableType] | None = None
     #: web page: what its setup form offers for this game beyond policies and table sizes.
-    page_options: dict[str, Any] = field(default_factory=dict)
+    page_options: Mapping[str, Any] = field(default_factory=dict)
 
 
 def table_game(name: str) -> TableGame:

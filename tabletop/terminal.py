@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from tabletop.moves import Choice, MoveError
@@ -57,18 +56,9 @@ class TerminalGame:
                 self.show_game_over(event)
 
     def show_standings(self, event: Event) -> None:
-        info = event.hand_over or {}
-        names = self.session.names
-        table = Table(title=f"Hand over: {names[info['winner']]} went out")
-        for col in ("player", "this hand", "total", "needed"):
-            table.add_column(col)
-        order = sorted(
-            range(len(names)), key=lambda s: info["scores"][s], reverse=self.session.rules.scoring == "standard"
-        )
-        for s in order:
-            needed = "" if info["needed"] is None else str(info["needed"][s])
-            table.add_row(names[s], f"+{info['points'][s]}", str(info["scores"][s]), needed)
-        self.console.print(table)
+        standings = self.session.table.standings
+        if standings is not None:
+            self.console.print(standings(event.hand_over or {}, self.session.names, self.session.rules))
 
     def show_game_over(self, event: Event) -> None:
         self.console.print(Text(self.session.table.over_line(event.game_over or {}), style="bold green"))

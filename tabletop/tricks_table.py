@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from envs.games import game
+from tabletop.moves import Choice, Move
 from tabletop.table_game import Position, TableGame, View, sorted_cards
 from tabletop.terminal_cards import cards_text
 
@@ -92,8 +93,12 @@ def swap_seats(pos: Position) -> dict[str, int]:
 
 
 # ---------------------------------------------------------------------- typed moves
-def label(action: str) -> tuple[str, str]:
-    return action, ""
+def label(action: str) -> str:
+    return action  # every action is its own entry: no follow-up question
+
+
+def follow_up(move: Move) -> Choice:
+    raise ValueError(f"{move.label!r} is one action here, with no question to follow")
 
 
 def forms(action: str) -> set[str]:
@@ -225,6 +230,8 @@ TRICKS_TABLE = TableGame(
     view=view,
     swap_seats=swap_seats,
     label=label,
+    follow_up=follow_up,
+    asks_for="",
     forms=forms,
     explain=explain,
     shortcuts=SHORTCUTS,

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from envs.cards import COLOUR_NAMES, COLOURS, card_type
+from tabletop.moves import Choice, Move
 from tabletop.scorebuddy import DEFAULT_TARGET, TARGET_PRESETS
 from tabletop.table_game import Position, TableGame, View, sorted_cards
 from tabletop.terminal_cards import card_text, cards_text
@@ -93,14 +94,26 @@ def swap_seats(pos: Position) -> dict[str, int]:
 
 
 # ---------------------------------------------------------------------- typed moves
-def label(action: str) -> tuple[str, str]:
-    """``play W G`` -> ("W", "G"): a Wild's four colours are one entry; other plays are their card."""
+def label(action: str) -> str:
+    """``play W G`` -> ``W``: a Wild's four colours are one entry; other plays are their card."""
     if action.startswith("play W"):
-        card, colour = action[len("play ") :].rsplit(" ", 1)
-        return card, colour
+        return action[len("play ") :].rsplit(" ", 1)[0]
     if action.startswith("play "):
-        return action[len("play ") :], ""
-    return action, ""
+        return action[len("play ") :]
+    return action
+
+
+def colour_choice(move: Move) -> Choice:
+    """The question that completes a Wild: which colour it names."""
+    options: dict[str, str] = {}
+    labels = []
+    for key, action in enumerate(move.actions, start=1):
+        letter = action.rsplit(" ", 1)[1]
+        name = COLOUR_NAMES[COLOURS.index(letter)]
+        for answer in (str(key), letter.lower(), name, name[0]):
+            options[answer] = action
+        labels.append(f"{key} {letter} ({name})")
+    return Choice(f"Colour for {move.label}?", options, tuple(labels))
 
 
 def forms(action: str) -> set[str]:
@@ -208,6 +221,10 @@ def story(session: TableSession, event: Event, before: Position, after: Position
         got = session.received(before, after)
         if got:
             text += f" (you got {' '.join(got)})"
+    revealed = after.get("revealed")
+    if action == "challenge" and p == session.seat and revealed and revealed["to"] == session.seat:
+        shown = sorted_cards(revealed["hand"])  # the challenger, and only it, sees the hand
+        text += f"; you saw the hand of {session.names[revealed['player']]}: {' '.join(shown)}"
     if hand_ended:
         winner = int(eng.hand_winner[0])
         points = [int(x) for x in eng.hand_points[0]]
@@ -250,6 +267,19 @@ def game_over(session: TableSession, winners: list[int], scores: list[int]) -> d
     for name in names:
         session.tally.wins[name] = session.tally.wins.get(name, 0) + 1
     return {"winners": winners, "names": names, "scores": scores, "match": bool(session.rules.match)}
+
+
+def standings(info: dict[str, Any], names: list[str], rules: Any) -> Table:
+    """After a hand of a match: each player's points for it, total and what it still needs,
+    the leader first (the lowest total under reverse scoring)."""
+    table = Table(title=f"Hand over: {names[info['winner']]} went out")
+    for col in ("player", "this hand", "total", "needed"):
+        table.add_column(col)
+    order = sorted(range(len(names)), key=lambda s: info["scores"][s], reverse=rules.scoring == "standard")
+    for s in order:
+        needed = "" if info["needed"] is None else str(info["needed"][s])
+        table.add_row(names[s], f"+{info['points'][s]}", str(info["scores"][s]), needed)
+    return table
 
 
 def over_line(info: dict[str, Any]) -> str:
@@ -312,6 +342,8 @@ UNO_TABLE = TableGame(
     view=view,
     swap_seats=swap_seats,
     label=label,
+    follow_up=colour_choice,
+    asks_for="colour",
     forms=forms,
     explain=explain,
     shortcuts=SHORTCUTS,
@@ -325,5 +357,6 @@ UNO_TABLE = TableGame(
     panel=panel,
     prompt=prompt,
     over_line=over_line,
+    standings=standings,
     page_options={"targets": list(TARGET_PRESETS), "default_target": DEFAULT_TARGET},  # a match's presets
 )
