@@ -2,12 +2,14 @@
 
 Every figure is the median of several timed runs in this one process, pinned to one CPU
 core, and RLCard's UNO env loop (``pip install -e ".[bench]"``) runs in the same process
-as the reference, so the ratios hold even on a noisy machine. A "step" is one decision of
+as the reference, timed just before the rows of its table size: the ratios hold against
+steady load, not against load that changes between the reference and a row (then a run's
+ratios can be off by half: a second full run is the check). A "step" is one decision of
 one game, with the legal actions, the observation and the mask computed for the next one
 and a random legal action chosen (RLCard: ``env.step`` with its state extraction).
 
     python bench/engine_speed.py                    # full table, JSON to bench/results/
-    python bench/engine_speed.py --quick            # a smaller sweep for a smoke check
+    python bench/engine_speed.py --quick            # a smaller sweep for a smoke check (writes only to --out)
 """
 
 from __future__ import annotations
@@ -49,6 +51,27 @@ def write_results(path: str | Path, rows: list[dict], **meta: object) -> Path:
     data = json_ready({"meta": facts, "rows": rows})  # NaN (no reference run) as null: strict JSON
     write_atomically(path, json.dumps(data, indent=2, allow_nan=False) + "\n")
     return path
+
+
+def results_out(parser: argparse.ArgumentParser, out: str | Path | None, quick: bool, name: str) -> Path | None:
+    """Where a bench writes its figures: ``--out``, else ``bench/results/<name>``; a ``--quick``
+    smoke run never replaces the committed figures unless ``--out`` names a file (None: write
+    nothing). Checked now, not after the runs."""
+    path = Path(out) if out is not None else (None if quick else ROOT / "bench" / "results" / name)
+    if path is not None:
+        try:
+            check_file_writable(path, "--out")
+        except ValueError as err:
+            parser.error(str(err))
+    return path
+
+
+def save_results(path: Path | None, rows: list[dict], **meta: object) -> None:
+    """:func:`write_results` where :func:`results_out` said, and what was done."""
+    if path is None:
+        print("--quick: nothing written (give --out to keep the figures)")
+    else:
+        print(f"wrote {write_results(path, rows, **meta)}")
 
 
 def pin_to_one_core() -> str:
@@ -139,21 +162,20 @@ def rlcard_runner(players: int) -> Callable[[float], tuple[int, float]] | None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer, shorter runs")
-    parser.add_argument("--repeats", type=int_in(1), default=5)
-    parser.add_argument("--seconds", type=number_in(0.01), default=1.0, help="length of one timed run")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "engine_speed.json"))
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter runs (3 of 0.3 s); writes only to --out")
+    parser.add_argument("--repeats", type=int_in(1), default=None, help="timed runs per row (default 5)")
+    parser.add_argument("--seconds", type=number_in(0.01), default=None, help="length of one timed run (default 1)")
+    parser.add_argument("--out", default=None, help="default: bench/results/engine_speed.json (--quick: none)")
     args = parser.parse_args()
-    try:  # refused now, not after the runs
-        check_file_writable(args.out, "--out")
-    except ValueError as err:
-        parser.error(str(err))
+    if args.quick and (args.repeats is not None or args.seconds is not None):
+        parser.error("--quick sets the runs (3 of 0.3 s): leave --repeats and --seconds out")
+    out = results_out(parser, args.out, args.quick, "engine_speed.json")
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
     pinned = pin_to_one_core()
-    repeats, seconds = (3, 0.3) if args.quick else (args.repeats, args.seconds)
+    repeats, seconds = (3, 0.3) if args.quick else (args.repeats or 5, args.seconds or 1.0)
     batches, player_counts = ([1, 1024], [2, 4]) if args.quick else ([1, 64, 1024, 8192], [2, 4, 10])
     trick_batches = [1, 1024] if args.quick else [1, 1024, 8192]
 
@@ -220,8 +242,7 @@ def main() -> None:
         )
     console.print(table)
 
-    out = write_results(args.out, rows, cpu=pinned, repeats=repeats, seconds_per_run=seconds)
-    console.print(f"wrote {out}")
+    save_results(out, rows, cpu=pinned, repeats=repeats, seconds_per_run=seconds)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.engine_speed import write_results  # noqa: E402
+from bench.engine_speed import results_out, save_results  # noqa: E402
 from envs.config import int_in  # noqa: E402
 
 
@@ -129,7 +129,9 @@ def collection_ray(runs: int, actors: int, quick: bool, out: dict[str, Any]) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer runs, half the games")
+    parser.add_argument(
+        "--quick", action="store_true", help="fewer runs, half the training games (the tournament as it is)"
+    )
     parser.add_argument("--runs", type=int_in(1), default=None, help="timed runs (default 5; --quick: 2)")
     parser.add_argument("--actors", type=int_in(1), default=2)
     parser.add_argument("--out", type=Path, default=None, help="default: bench/results/ray_speed.json (--quick: none)")
@@ -144,8 +146,7 @@ def main() -> None:
         import_ray()
     except RuntimeError as err:
         parser.error(str(err))
-    # a quick run's figures never replace the committed ones unless --out names that file
-    out = args.out or (None if args.quick else ROOT / "bench" / "results" / "ray_speed.json")
+    out = results_out(parser, args.out, args.quick, "ray_speed.json")  # --quick: only to --out
 
     local_rates, local_results = tournament_local(runs)
     local_collection = collection_local(runs, args.quick)
@@ -158,11 +159,7 @@ def main() -> None:
     ]
     for row in rows:
         print(json.dumps(row, indent=1))
-    if out is None:
-        print("--quick: nothing written (give --out to keep the figures)")
-        return
-    write_results(out, rows, cpus=os.cpu_count(), ray_start_seconds=round(connect_seconds, 2), runs=runs)
-    print(f"wrote {out}")
+    save_results(out, rows, cpus=os.cpu_count(), ray_start_seconds=round(connect_seconds, 2), runs=runs)
 
 
 if __name__ == "__main__":

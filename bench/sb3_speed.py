@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from bench.engine_speed import write_results  # noqa: E402
+from bench.engine_speed import results_out, save_results  # noqa: E402
 from envs.config import int_in  # noqa: E402
 
 ROLLOUT = 4096  # steps per update on both sides
@@ -93,8 +93,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--threads", type=int_in(1), default=2, help="torch threads (the machine's 2 cores)")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "sb3_speed.json")
+    parser.add_argument("--out", type=Path, default=None, help="default: bench/results/sb3_speed.json (--quick: none)")
     args = parser.parse_args()
+    out = results_out(parser, args.out, args.quick, "sb3_speed.json")
     torch.set_num_threads(args.threads)
     # (game, DummyVecEnv sub-envs, vector env sub-envs): the same count, then each as it is used
     # (a Python loop over envs is run with a few; one engine with many)
@@ -134,8 +135,7 @@ def main() -> None:
             f"{row['collect_ratio']:.1f}x / {row['train_ratio']:.1f}x |",
             flush=True,
         )
-    write_results(args.out, rows, rollout=ROLLOUT, batch_size=1024, n_epochs=4, repeats=repeats, threads=args.threads)
-    print(f"wrote {args.out}")
+    save_results(out, rows, rollout=ROLLOUT, batch_size=1024, n_epochs=4, repeats=repeats, threads=args.threads)
 
 
 if __name__ == "__main__":

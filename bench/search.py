@@ -84,11 +84,10 @@ def strength(game: str, spec: dict[str, Any], games: int) -> dict[str, float]:
 
 def positions(game: str, batch: int) -> tuple[np.ndarray, np.ndarray]:
     """Observations and masks of ``batch`` games some heuristic moves in, with a choice to make."""
-    import envs.uno
-    import envs.uno_tricks
+    from envs.games import game as game_info
 
-    module = envs.uno if game == "uno" else envs.uno_tricks
-    eng = module.Engine(4 * batch, 2 if game == "uno" else 4, module.Rules(), seed=1)
+    module = game_info(game).engine
+    eng = module.Engine(4 * batch, game_info(game).table_sizes.start, module.Rules(), seed=1)
     obs, mask = eng.reset()
     policy = make_policy(game, "heuristic", seed=1)
     for _ in range(6):
@@ -98,8 +97,11 @@ def positions(game: str, batch: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def speed(game: str, spec: dict[str, Any], batch: int) -> float:
-    """Searched decisions per second at this batch size (median of 3 runs after a warm-up)."""
-    obs, mask = positions(game, batch)
+    """Searched decisions per second at this batch size (median of 3 runs after a warm-up); at
+    batch 1, over 20 positions searched one at a time (a single position's cost varies 20-fold)."""
+    obs, mask = positions(game, max(batch, 20))
+    if batch > 1:
+        obs, mask = obs[:batch], mask[:batch]
     policy = make_policy(game, spec, seed=0, rules={})
     policy(obs[:1], mask[:1])
     rates = []

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 import envs.uno  # noqa: E402
 import envs.uno_tricks  # noqa: E402
-from bench.engine_speed import engine_runner, median_rate, pin_to_one_core, write_results  # noqa: E402
+from bench.engine_speed import engine_runner, median_rate, pin_to_one_core, results_out, save_results  # noqa: E402
 from envs.config import int_in  # noqa: E402
 from tournament.config import TournamentConfig  # noqa: E402
 from tournament.runner import run_tournament  # noqa: E402
@@ -66,8 +66,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer games and runs")
     parser.add_argument("--batch", type=int_in(1), default=4096)
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "tournament_speed.json")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="default: bench/results/tournament_speed.json (--quick: none)"
+    )
     args = parser.parse_args()
+    out = results_out(parser, args.out, args.quick, "tournament_speed.json")
     cpu = pin_to_one_core()
     repeats = 2 if args.quick else 3
     rows = []
@@ -118,8 +121,7 @@ def main() -> None:
             f"{share:.2f} x engine)",
             flush=True,
         )
-    write_results(args.out, rows, cpu=cpu, repeats=repeats)
-    print(f"wrote {args.out}")
+    save_results(out, rows, cpu=cpu, repeats=repeats)
 
 
 if __name__ == "__main__":

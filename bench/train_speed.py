@@ -29,7 +29,7 @@ import torch  # noqa: E402
 import envs.uno  # noqa: E402
 import envs.uno_tricks  # noqa: E402
 from agents.ppo import PPOConfig, PPOTrainer  # noqa: E402
-from bench.engine_speed import engine_runner, median_rate, write_results  # noqa: E402
+from bench.engine_speed import engine_runner, median_rate, results_out, save_results  # noqa: E402
 
 CASES = [
     ("uno", envs.uno, 2, "configs/uno_2p_ppo.yaml"),
@@ -57,8 +57,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--threads", type=int_in(1), default=2, help="torch threads (the machine's 2 cores)")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "train_speed.json")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="default: bench/results/train_speed.json (--quick: none)"
+    )
     args = parser.parse_args()
+    out = results_out(parser, args.out, args.quick, "train_speed.json")
     torch.set_num_threads(args.threads)
     repeats = 2 if args.quick else 3
     rows = []
@@ -95,8 +98,7 @@ def main() -> None:
             f"(bare engine {engine:,.0f}/s)",
             flush=True,
         )
-    write_results(args.out, rows, torch=torch.__version__, threads=args.threads, repeats=repeats)
-    print(f"wrote {args.out}")
+    save_results(out, rows, torch=torch.__version__, threads=args.threads, repeats=repeats)
 
 
 if __name__ == "__main__":
