@@ -9,6 +9,7 @@ share of a batch), on positions from heuristic self-play, median of 3 runs.
 
     python bench/search.py                 # every setting, 3,000 games each (about 25 minutes)
     python bench/search.py --games 400     # a quick look (the intervals are wide)
+    python bench/search.py --speed-only    # the speeds again, the win rates kept from docs/search/
 
 Writes docs/search.md (tables and plot) with its data in docs/search/ (JSON, CSV, PNG).
 """
@@ -16,6 +17,7 @@ Writes docs/search.md (tables and plot) with its data in docs/search/ (JSON, CSV
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -177,8 +179,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int_in(1), default=3000, help="games per setting")
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "search.md")
     parser.add_argument("--data", type=Path, default=ROOT / "docs" / "search")
+    parser.add_argument(
+        "--speed-only",
+        action="store_true",
+        help="measure the speeds again and keep the win rates of --data's rows (minutes, not hours)",
+    )
     args = parser.parse_args(argv)
     check_study_outputs(parser, args.report, args.data)
+    earlier = {}
+    if args.speed_only:
+        try:
+            earlier = {(r["game"], r["label"]): r for r in json.loads((args.data / "strength.json").read_text())}
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            parser.error(
+                f"--speed-only keeps the win rates of {args.data / 'strength.json'}, which cannot be read: {err}"
+            )
     import torch
 
     torch.set_num_threads(1)  # "on one core", as the report says: the critics' batches too
@@ -186,7 +201,13 @@ def main(argv: list[str] | None = None) -> int:
     for game, varies, spec in SETTINGS:
         label = spec_label({k: v for k, v in spec.items() if k != "name"} | {"name": "search"})
         print(f"{game} {label}: ", end="", flush=True)
-        row = {"game": game, "varies": varies, "label": label, "spec": spec, **strength(game, spec, args.games)}
+        if args.speed_only and (game, label) not in earlier:
+            parser.error(f"--speed-only: {args.data / 'strength.json'} has no row {game} {label}: run the whole bench")
+        found = earlier.get((game, label)) or strength(game, spec, args.games)
+        row = {"game": game, "varies": varies, "label": label, "spec": spec}
+        row |= (
+            {k: found[k] for k in ("games", "win_rate", "ci_low", "ci_high", "minutes")} if args.speed_only else found
+        )
         row["speed_1"], row["speed_1024"] = speed(game, spec, 1), speed(game, spec, 1024)
         print(
             f"{row['win_rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}], "

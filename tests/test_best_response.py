@@ -291,7 +291,7 @@ def test_the_exploitability_study_checks_its_scale_and_bar_before_training_and_s
     from tournament.exploitability import ExploitabilityConfig, change, plan, rising
 
     rows = [{"config": "configs/best_response/uno_2p_first_legal.yaml", "sanity": True}]
-    for gain in (0, -0.1, 1.5, "x"):
+    for gain in (0, -0.1, 1.5, "x", True):
         with pytest.raises(ValueError, match=r"sanity_gain is a share of the games in \(0, 1\]"):
             ExploitabilityConfig.from_mapping({"rows": rows, "sanity_gain": gain})
     with pytest.raises(ValueError, match="sanity_reference: unknown uno policy 'bogus'"):

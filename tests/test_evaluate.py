@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -210,6 +212,11 @@ def test_the_learned_chapter_answers_in_plain_words_from_its_numbers():
     never = [_learner("challenger", {"name": "heuristic", "bluff": p}, 0.0, 0.0, 0.5) for p in (0.25, 1.0)]
     text = "\n".join(learned_answer([], [losing, *never], [], survey_games=20_000))
     assert "settles on bluffing, with no measurable gain" in text and "hardly ever" in text
+    # a rate whose interval straddles the 5% mark: neither "does not pay" nor "settles on bluffing"
+    near = _learner("bluffer", {"name": "heuristic", "challenge": "never"}, 0.06, 0.0, 0.50)
+    near["play"]["bluff"] |= {"low": 0.038, "high": 0.093}
+    text = "\n".join(learned_answer([], [near], [], survey_games=20_000))
+    assert "cannot tell whether it settles above or below" in text and "does not pay" not in text
 
 
 def test_the_learned_chapter_says_how_often_each_shipped_agent_challenges():
@@ -231,3 +238,15 @@ def test_the_learned_chapter_says_how_often_each_shipped_agent_challenges():
     assert lines[0].startswith("- The shipped 2-player agent seldom bluffs and challenges more often than not: ")
     assert lines[1].startswith("- The shipped 4-player agent seldom bluffs and seldom challenges: ")
     assert lines[2].startswith("- The shipped bluffing agent bluffs and challenges at times: ")
+
+
+def test_the_bluff_grid_and_survey_are_checked_before_any_game():
+    from envs.config import read_yaml
+    from tournament.bluff_study import BluffStudyConfig
+
+    base = read_yaml("configs/eval/bluff_study.yaml")
+    for key, value in (("bluff", [0, 0.0, 1.0]), ("table_sizes", []), ("challenge", ["never", "never"])):
+        with pytest.raises(ValueError, match=f"{key} is a non-empty list without repeats"):
+            BluffStudyConfig.from_mapping({**base, key: value})
+    with pytest.raises(ValueError, match="survey_games is a positive number of games"):
+        BluffStudyConfig.from_mapping({**base, "survey_games": 0})

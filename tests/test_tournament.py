@@ -144,16 +144,21 @@ def test_a_policy_that_answers_wrongly_is_named():
         def __call__(self, obs, mask):
             return np.zeros(len(mask), np.int64)  # 'play R0', seldom legal
 
+    class Huge(Floats):
+        def __call__(self, obs, mask):
+            return np.full(len(mask), 2**64 - 1, np.uint64)  # would wrap to -1 in int64
+
     import sys
     import types
 
     module = types.ModuleType("bad_policies_for_test")
-    module.Floats, module.FirstAction = Floats, FirstAction
+    module.Floats, module.FirstAction, module.Huge = Floats, FirstAction, Huge
     sys.modules[module.__name__] = module
     try:
         for name, error, message in (
             ("Floats", ValueError, "returned float64 actions of shape .*one integer action id per game"),
             ("FirstAction", IllegalActionError, "policy 'bad_policies_for_test:FirstAction': game \\d+: player"),
+            ("Huge", ValueError, f"returned uint64 actions of shape .* \\(up to {2**64 - 1}\\)"),
         ):
             cfg = config(players=2, policies=["random", f"bad_policies_for_test:{name}"], games=24)
             with pytest.raises(error, match=message):

@@ -439,7 +439,8 @@ def answer(results: list[dict[str, Any]]) -> list[str]:
         if spread is not None and not r.get("replicate") and 0 < (lo if lo > 0 else -hi) < spread:
             verdict += f" by these games, but its interval ends within the {spread:.1f} points two runs differ by"
             verdict += " (at another table: this one has no replicate)" if elsewhere else ""
-        if (lo > 0 or hi < 0) and adjusted.get(r["name"], 0.0) >= 0.05:
+        raw = p_from_interval(r["delta"], r["delta_low"], r["delta_high"])
+        if (lo > 0 or hi < 0) and raw < 0.05 <= adjusted.get(r["name"], 0.0):  # overturned by the correction
             verdict += (
                 f"; not once the study's {len(adjusted)} comparisons are corrected for (Holm: "
                 f"p = {adjusted[r['name']]:.2g})"

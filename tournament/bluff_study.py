@@ -80,7 +80,8 @@ class BluffStudyConfig:
             raise ValueError("bluff must include 0 (honest play): gains are measured against it")
         for key in ("table_sizes", "bluff", "challenge"):
             values = getattr(config, key)
-            if not isinstance(values, list) or not values or len(set(map(str, values))) != len(values):
+            same = float if key == "bluff" else str  # 0 and 0.0 are one bluffing rate
+            if not isinstance(values, list) or not values or len(set(map(same, values))) != len(values):
                 raise ValueError(f"{key} is a non-empty list without repeats, got {values!r}")
         if isinstance(config.survey_games, bool) or not isinstance(config.survey_games, int) or config.survey_games < 1:
             raise ValueError(f"survey_games is a positive number of games, got {config.survey_games!r}")
@@ -339,7 +340,11 @@ def findings(rows: list[dict[str, Any]], comparisons: list[dict[str, Any]]) -> l
     p_values += [p_from_interval(c["margin"], c["margin_low"], c["margin_high"]) for c in comparisons]
     adjusted = holm(p_values)
     tests = len(adjusted)
-    holds = {id(r): q < 0.05 for r, q in zip([*gains, *comparisons], adjusted, strict=True)}
+    # a verdict is marked only where the correction overturns it (the raw p reads the interval as
+    # normal: near an edge it can disagree with the interval itself, which then stands)
+    holds = {
+        id(r): q < 0.05 or raw >= 0.05 for r, raw, q in zip([*gains, *comparisons], p_values, adjusted, strict=True)
+    }
 
     def corrected(found: list[dict[str, Any]]) -> str:
         kept = [r for r in found if holds[id(r)]]

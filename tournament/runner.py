@@ -87,10 +87,12 @@ def chosen(schedule: Schedule, k: int, actions: Any, n: int) -> np.ndarray:
     """A policy's answer for ``n`` games, checked: one whole action id each (an outside policy
     that returns fewer, or floats, is named instead of failing somewhere inside numpy)."""
     out = np.asarray(actions)
-    if out.shape != (n,) or out.dtype.kind not in "iu":
+    huge = out.dtype.kind == "u" and out.size and out.max() > np.iinfo(np.int64).max  # would wrap negative
+    if out.shape != (n,) or out.dtype.kind not in "iu" or huge:
         raise ValueError(
-            f"policy {schedule.policy_specs[k]!r} returned {out.dtype} actions of shape {out.shape}; "
-            f"a policy returns one integer action id per game, shape ({n},)"
+            f"policy {schedule.policy_specs[k]!r} returned {out.dtype} actions of shape {out.shape}"
+            + (f" (up to {out.max()})" if huge else "")
+            + f"; a policy returns one integer action id per game, shape ({n},)"
         )
     return out
 
