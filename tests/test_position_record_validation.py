@@ -74,6 +74,9 @@ def test_no_hand_is_empty_until_the_hand_is_over():
     over = eng.position(0)
     assert [] in over["hands"]
     assert uno_load(over).position(0) == over
+    # ...and a game over with every hand still holding cards is no finished game
+    with pytest.raises(ValueError, match="phase 'over' needs a hand played out"):
+        uno_load(uno_position([["R1", "B2"], ["Y1"]], top="R5", phase="over"))
 
 
 def test_booleans_are_true_or_false_only():

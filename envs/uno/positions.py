@@ -10,7 +10,8 @@ Keys (required first; the others default as shown)::
 
     num_players      2..10
     hands            list per seat of card names, e.g. [["R7", "W"], ["GS", "Y+2"]]; no
-                     hand is empty until the hand is over (phase "over")
+                     hand is empty until the hand is over (phase "over", where one is;
+                     a finished game loads as finished, its result is its record's)
     draw_pile        card names, top card first (draws take them in this order)
     discard_pile     card names, top card last (must not be empty)
     colour           colour in force "R"/"Y"/"G"/"B" (a coloured top card's own colour;
@@ -216,6 +217,8 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     phase = PHASE_NAMES.index(phase_name)
     if phase_name == "over" and eng.auto_reset:
         raise ValueError("phase 'over' (a finished game) loads only with auto_reset=False")
+    if phase_name == "over" and all(hand_counts[p].sum() > 0 for p in range(P)):
+        raise ValueError("phase 'over' needs a hand played out: a game ends when a player plays its last card")
     if phase_name != "over":
         empty = [p for p in range(P) if hand_counts[p].sum() == 0]
         if empty:
