@@ -191,6 +191,18 @@ def test_a_trick_hand_holds_what_the_rules_allow():
         tricks_load({**ten, "trick": 0})
 
 
+def test_a_finished_trick_game_has_its_number_cards_played_out():
+    eng = TricksEngine(1, seed=5, auto_reset=False)
+    obs, mask = eng.reset()
+    policy = RandomPolicy(5)
+    while eng.phase[0] != eng.over_phase:
+        obs, mask, _, _ = eng.step(policy(obs, mask))
+    over = eng.position(0)
+    assert tricks_load(over).position(0) == over  # a finished game loads as it is
+    with pytest.raises(ValueError, match="phase 'over' needs the number cards played out and the table cleared"):
+        tricks_load({**played_tricks_position(), "phase": "over"})
+
+
 def test_cards_to_put_back_follow_the_exchange_rule():
     pos = tricks_position(
         [["1", "2", "3", "4", "5"], ["6"], ["7"], ["8"]],

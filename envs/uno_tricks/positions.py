@@ -227,6 +227,11 @@ def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
     current = read_seat(pos["current_player"], NUM_PLAYERS, "current_player")
     hand_counts = np.stack([counts(hands[p]) + counts(specials[p]) for p in range(NUM_PLAYERS)])
     numbers_held = (hand_counts * (TYPE_NUMBER >= 0)).sum(axis=1)
+    if phase_name == "over" and (numbers_held.any() or any(entry is not None for entry in table)):
+        raise ValueError(
+            "phase 'over' needs the number cards played out and the table cleared: the game ends after the "
+            "trick in which the last number card was laid (kernel.next_leader)"
+        )
 
     eng._clear_table(np.array([j]))
     for seat, entry in enumerate(table):
