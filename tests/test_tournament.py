@@ -268,3 +268,12 @@ def test_a_label_with_dollar_signs_is_drawn_as_written(tmp_path):
     s = build_schedule(cfg)
     paths = write_outputs(summarise(cfg, s, run_tournament(cfg, s)), tmp_path)
     assert all(p.is_file() for p in paths) and len(paths) == 4  # json, csv, win rates, head to head
+
+
+def test_a_tournament_larger_than_the_machines_memory_is_refused_before_any_game(monkeypatch):
+    import tournament.config as tc
+
+    monkeypatch.setattr(tc, "physical_memory", lambda: 2**30)  # a 1 GiB machine
+    assert config(games=4_000_000).games == 4_000_000  # about 0.7 GiB: it fits
+    with pytest.raises(ValueError, match=r"keep about 1\.4 GiB of schedule and results, more than this machine's 1\.0"):
+        config(games=8_000_000)
