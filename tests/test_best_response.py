@@ -104,6 +104,20 @@ def test_the_config_digest_follows_what_decides_the_result(tmp_path):
     assert all(getattr(PPOConfig(), key) == default for key, default in ADDED_KEYS.items())
 
 
+#: A best response of 4 updates of 512 decisions, evaluated at updates 0, 2 and 4 (and run ``br``).
+TINY_BR = [
+    "total_steps=2048",
+    "num_games=64",
+    "num_steps=8",
+    "hidden=[16]",
+    "imitation_steps=0",
+    "eval_every=2",
+    "eval_games=100",
+    "final_eval_games=200",
+    "run_name=br",
+]
+
+
 def _train(*args: str) -> int:
     from train import main
 
@@ -113,18 +127,7 @@ def _train(*args: str) -> int:
 def test_a_resumed_best_response_keeps_its_curve_and_ends_as_a_straight_run(tmp_path, monkeypatch):
     from agents.best_response import read_result
 
-    common = [
-        "total_steps=2048",  # 4 updates of 512 decisions
-        "num_games=64",
-        "num_steps=8",
-        "hidden=[16]",
-        "imitation_steps=0",
-        "eval_every=2",
-        "checkpoint_every=2",
-        "eval_games=100",
-        "final_eval_games=200",
-        "run_name=br",
-    ]
+    common = [*TINY_BR, "checkpoint_every=2"]
     assert _train(*common, f"log_dir={tmp_path / 'straight'}") == 0
     straight = read_result(tmp_path / "straight" / "br")
     assert [p["update"] for p in straight["curve"]] == [0, 2, 4]
@@ -162,18 +165,7 @@ def test_a_stop_during_a_mid_run_evaluation_resumes_to_the_straight_runs_curve_a
     import train
     from agents.best_response import read_result
 
-    common = [
-        "total_steps=2048",  # 4 updates of 512 decisions, a checkpoint after each
-        "num_games=64",
-        "num_steps=8",
-        "hidden=[16]",
-        "imitation_steps=0",
-        "eval_every=2",
-        "checkpoint_every=1",
-        "eval_games=100",
-        "final_eval_games=200",
-        "run_name=br",
-    ]
+    common = [*TINY_BR, "checkpoint_every=1"]
     assert _train(*common, f"log_dir={tmp_path / 'straight'}") == 0
     straight = read_result(tmp_path / "straight" / "br")
     evaluate_agent = train.evaluate_agent
