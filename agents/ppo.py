@@ -33,12 +33,12 @@ from agents.imitation import imitation_epochs
 from agents.network import ActorCritic, masked_log_probs
 from agents.oracle_critic import OracleCritic
 from agents.oracle_guide import OracleGuide, keep_probability
-from agents.ppo_config import BACKENDS, EVAL_OPPONENTS, PPOConfig, resolve_device
+from agents.ppo_config import BACKENDS, PPOConfig, resolve_device
 from agents.rollout import Rollout, learning_samples, minibatches, multi_seat_gae
 from agents.training_checkpoint import restore_trainer, trainer_state
 from envs.games import game_module
 
-__all__ = ["BACKENDS", "EVAL_OPPONENTS", "PPOConfig", "PPOTrainer", "ppo_epochs", "ppo_loss", "resolve_device"]
+__all__ = ["BACKENDS", "PPOConfig", "PPOTrainer", "ppo_epochs", "ppo_loss", "resolve_device"]
 
 
 def ppo_loss(

@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from agents.registry import check_spec
+from agents.registry import check_spec, policy_table
 from envs.config import MAX_SEED
 from envs.core import dataclass_from_mapping, shown_value
 from envs.games import GAMES, game_module
@@ -38,7 +38,6 @@ NUMBER_RANGES = (
 )
 
 
-EVAL_OPPONENTS = ("random", "rlcard_rule", "heuristic")
 #: Every integer key's allowed range: a value outside is refused by name before anything runs
 #: (a 30-digit num_games or seed would otherwise fail deep in numpy or torch).
 INTEGER_RANGES = {
@@ -124,7 +123,7 @@ class PPOConfig:
     eval_every: int = 50  # updates (0: no evaluation at all); tournaments against eval_opponents
     eval_games: int = 2000  # games of each evaluation (duplicate deals)
     final_eval_games: int = 0  # games of the evaluation after the last update (0: eval_games)
-    eval_opponents: list[Any] = dataclasses.field(default_factory=lambda: list(EVAL_OPPONENTS))  # policy specs
+    eval_opponents: list[Any] | None = None  # policy specs (default: the game's scripted policies)
     export: str = ""  # where to write the final agent (weights only); default: <run>/agent.pt
 
     # Keys whose change makes a checkpoint's state meaningless (refused on resume).
@@ -164,6 +163,8 @@ class PPOConfig:
             raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
         module = game_module(self.game)
         module.Rules.from_dict(self.rules).check_players(self.players)
+        if self.eval_opponents is None:  # the default: every scripted policy of this game
+            self.eval_opponents = list(policy_table(self.game))
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if self.critic not in CRITICS:

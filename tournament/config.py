@@ -6,6 +6,7 @@
     players: 4                # table size (the trick game: always 4)
     rules: {}                 # UnoRules / TricksRules options
     policies:                 # the entrants: a name, or a mapping with name, parameters, label
+                              # (left out: every scripted policy of the game)
       - random
       - {name: heuristic, bluff: 0.5, label: bluffer}
     lineups: null             # tables to play (lists of entrant labels); null: every
@@ -36,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.registry import check_label, check_spec, spec_label, split_spec
+from agents.registry import check_label, check_spec, policy_table, spec_label, split_spec
 from envs.config import MAX_SEED, merge, parse_overrides, read_yaml
 from envs.core import dataclass_from_mapping
 from envs.games import GAMES, game_module
@@ -61,7 +62,7 @@ class TournamentConfig:
     game: str = "uno"
     players: int = 4
     rules: dict[str, Any] = dataclasses.field(default_factory=dict)
-    policies: list[Any] = dataclasses.field(default_factory=lambda: ["random", "rlcard_rule", "greedy", "heuristic"])
+    policies: list[Any] | None = None  # default: the game's scripted policies (agents.registry.policy_table)
     lineups: list[list[str]] | None = None
     seating: str = "auto"
     games: int = 20_000
@@ -87,6 +88,8 @@ class TournamentConfig:
         """Raise ``ValueError`` naming the problem: every mistake is caught before a game is played."""
         if not isinstance(self.game, str) or self.game not in GAMES:
             raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
+        if self.policies is None:  # the default: every scripted policy of this game
+            self.policies = list(policy_table(self.game))
         sizes = game_info(self.game).table_sizes
         if isinstance(self.players, bool) or not isinstance(self.players, int) or self.players not in sizes:
             raise ValueError(
