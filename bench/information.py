@@ -35,9 +35,11 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from agents.belief import true_holdings  # noqa: E402
+from agents.learned import MODELS_DIR  # noqa: E402
 from agents.registry import check_spec, make_policy, spec_label  # noqa: E402
 from agents.search import UnoSearchPolicy  # noqa: E402
 from envs.config import int_in, seed_arg  # noqa: E402
+from envs.games import game as game_info  # noqa: E402
 from envs.uno import UnoEngine, UnoRules  # noqa: E402
 from envs.uno.worlds import sample_worlds  # noqa: E402
 from tournament.report import check_study_outputs, plot_win_rates, publish_study  # noqa: E402
@@ -97,7 +99,12 @@ CHEATS = {"true hands": TrueHandsSearch, "sure belief": SureBeliefSearch}
 
 def entrant_spec(entrant: Any, players: int) -> Any:
     """The policy spec of an entrant that is no cheat (``shipped``: the table size's agent)."""
-    return {"name": "agent", "checkpoint": f"models/uno_{players}p_ppo.pt"} if entrant == "shipped" else entrant
+    if entrant != "shipped":
+        return entrant
+    shipped = game_info("uno").shipped_agents
+    if players not in shipped:  # the table's own agent: another size's would measure a stranger
+        raise ValueError(f"no agent is shipped for {players} players (shipped: {', '.join(map(str, shipped))} players)")
+    return {"name": "agent", "checkpoint": str(MODELS_DIR / shipped[players])}
 
 
 def check_table(players: int) -> None:

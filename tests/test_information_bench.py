@@ -62,7 +62,7 @@ def test_a_table_size_without_its_agent_is_refused_before_hours_of_play() -> Non
     from bench.information import check_table
 
     check_table(4)
-    with pytest.raises(ValueError, match="models/uno_3p_ppo.pt not found"):
+    with pytest.raises(ValueError, match="no agent is shipped for 3 players"):
         check_table(3)
     with pytest.raises(ValueError, match="classic UNO is for 2 to 10 players, got 11"):
         check_table(11)
