@@ -23,14 +23,15 @@ import numpy as np
 
 from agents.policy import RandomPolicy, SeededPolicy, as_masks
 from envs.uno_tricks import actions as A
-from envs.uno_tricks.observation import FIELDS, OBS_SIZE
+from envs.uno_tricks.kernel import NUMBER_COPIES
+from envs.uno_tricks.observation import FIELDS, OBS_SIZE, SPECIAL_NAMES, SWAP
 
 __all__ = ["GreedyPolicy", "HeuristicPolicy", "TRICKS_POLICIES"]
 
 _S = {name: field.slice for name, field in FIELDS.items()}
 _NUMBERS = np.arange(10, dtype=np.float32)
-_COPIES = np.array([4] + [8] * 9, np.float32)  # number cards per number in the deck
-_SKIP, _REVERSE, _PLUS2, _WILD, _PLUS4 = range(5)  # special kinds, observation order
+_COPIES = NUMBER_COPIES.astype(np.float32)  # number cards per number in the deck
+_SKIP, _REVERSE, _PLUS2, _WILD, _PLUS4 = (SPECIAL_NAMES.index(k) for k in ("skip", "reverse", "+2", "wild", "+4"))
 _BIG = np.float32(1e4)  # a score that never wins against a sensible action
 _F = np.float32
 _CHUNK = 4096  # rows per pass: bigger batches go in chunks
@@ -98,7 +99,7 @@ class GreedyPolicy(SeededPolicy):
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs, mask = _check(obs, mask)
         scores = np.broadcast_to(_GREEDY, mask.shape)
-        swapping = (obs[:, _S["phase"].start + 3] > 0.5).nonzero()[0]
+        swapping = (obs[:, _S["phase"].start + SWAP] > 0.5).nonzero()[0]
         if swapping.size:  # only after a Reverse: never by its own choice
             scores = scores.copy()
             scores[swapping, A.SWAP :] = _swap_scores(_worth(obs[swapping]))
@@ -199,7 +200,7 @@ class HeuristicPolicy(SeededPolicy):
         unseen = _COPIES - hand
         unseen -= obs[:, _S["numbers_out"]]
         unseen -= on_table
-        np.clip(unseen, 0.0, 8.0, out=unseen)
+        np.clip(unseen, 0.0, _COPIES.max(), out=unseen)
         frac = unseen * _rep10(1.0 / np.maximum(unseen @ _ONES, 1.0))
         mean_card = frac @ _NUMBERS
         np.clip(frac, 0.0, 0.99, out=frac)

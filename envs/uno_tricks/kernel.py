@@ -52,11 +52,6 @@ import numpy as np
 from numba import njit
 
 from envs.cards import (
-    KIND_DRAW_TWO,
-    KIND_REVERSE,
-    KIND_SKIP,
-    KIND_WILD,
-    KIND_WILD_DRAW_FOUR,
     NUM_CARD_TYPES,
     TYPE_COPIES,
     TYPE_KIND,
@@ -65,7 +60,7 @@ from envs.cards import (
 from envs.rng import next_deal_one, random_words_one, shuffle_one
 from envs.state_table import Part, state_type
 from envs.uno_tricks import actions as A
-from envs.uno_tricks.observation import DRAW, FIELDS, LAY, OVER, RETURN, SWAP
+from envs.uno_tricks.observation import DRAW, FIELDS, LAY, OVER, RETURN, SPECIAL_KINDS, SWAP
 from envs.uno_tricks.rules import NUM_PLAYERS, NUMBERS_DEALT, POINTS_REWARD_SCALE, SPECIALS_DEALT
 
 # The phases (LAY ... OVER) are named in envs.uno_tricks.observation; OVER only with auto_reset off.
@@ -83,7 +78,6 @@ SPECIAL_DECK = np.repeat(SPECIAL_TYPES, TYPE_COPIES[SPECIAL_TYPES]).astype(np.in
 #: ``[10, 4]`` the type ids of number n in colour order; ``[5, 4]`` those of each special kind
 #: (skip, reverse, +2, wild, +4; a wild kind has one type, repeated).
 NUMBER_TYPE_IDS = np.array([[c * 13 + n for c in range(4)] for n in range(10)], np.int64)
-SPECIAL_KINDS = (KIND_SKIP, KIND_REVERSE, KIND_DRAW_TWO, KIND_WILD, KIND_WILD_DRAW_FOUR)
 SPECIAL_TYPE_IDS = np.array([np.resize(np.flatnonzero(TYPE_KIND == k), 4) for k in SPECIAL_KINDS], np.int64)
 #: The number of each card type (-1 for a special card) and the special kind index of each
 #: (an index into SPECIAL_KINDS; -1 for a number card).
@@ -91,6 +85,9 @@ NUMBER_OF = TYPE_NUMBER.astype(np.int64)
 SPECIAL_OF = np.full(NUM_CARD_TYPES, -1, np.int64)
 for _i, _kind in enumerate(SPECIAL_KINDS):
     SPECIAL_OF[TYPE_KIND == _kind] = _i
+#: Copies of each number (0-9) and of each special kind (``SPECIAL_KINDS`` order) in the deck.
+NUMBER_COPIES = np.bincount(NUMBER_OF[NUMBER_DECK], minlength=10).astype(np.int64)
+SPECIAL_COPIES = np.bincount(SPECIAL_OF[SPECIAL_DECK], minlength=len(SPECIAL_KINDS)).astype(np.int64)
 #: For each lay combination (``actions.COMBOS``), the special kinds it lays (-1: none):
 #: the first special card, and the +4 of the +2/+4 pair.
 _SPECIAL_INDEX = {kind: i for i, kind in enumerate(SPECIAL_KINDS)}

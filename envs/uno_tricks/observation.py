@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.cards import KIND_DRAW_TWO, KIND_REVERSE, KIND_SKIP, KIND_WILD, KIND_WILD_DRAW_FOUR
 from envs.layout import Field, build_layout, entry_names, layout_bounds
 from envs.uno_tricks.rules import TricksRules
 
@@ -45,8 +46,17 @@ from envs.uno_tricks.rules import TricksRules
 PHASE_NAMES: tuple[str, ...] = ("lay", "draw", "return", "swap", "over")
 LAY, DRAW, RETURN, SWAP, OVER = range(len(PHASE_NAMES))
 PHASES = PHASE_NAMES[:OVER]
-#: Special kinds in observation order (card kinds 10-14 of ``envs.cards``).
-SPECIAL_NAMES: tuple[str, ...] = ("skip", "reverse", "+2", "wild", "+4")
+#: The special kinds (card kinds of ``envs.cards``) by name, in observation order: the order of
+#: the ``specials`` and ``table_specials`` counts, which the kernel and positions index by.
+SPECIALS: dict[str, int] = {
+    "skip": KIND_SKIP,
+    "reverse": KIND_REVERSE,
+    "+2": KIND_DRAW_TWO,
+    "wild": KIND_WILD,
+    "+4": KIND_WILD_DRAW_FOUR,
+}
+SPECIAL_NAMES: tuple[str, ...] = tuple(SPECIALS)
+SPECIAL_KINDS: tuple[int, ...] = tuple(SPECIALS.values())
 
 
 FIELDS: dict[str, Field] = build_layout(

@@ -41,13 +41,10 @@ from __future__ import annotations
 import numpy as np
 
 from envs.uno_tricks.engine import TricksEngine
-from envs.uno_tricks.kernel import NUMBER_DECK, NUMBER_OF, SPECIAL_DECK, SPECIAL_OF
+from envs.uno_tricks.kernel import NUMBER_COPIES, NUMBER_DECK, NUMBER_OF, SPECIAL_COPIES, SPECIAL_DECK, SPECIAL_OF
 from envs.uno_tricks.observation import decode
 from envs.uno_tricks.rules import NUM_PLAYERS, TricksRules
 
-#: Copies of each number (0-9) and of each special kind (skip, reverse, +2, wild, +4).
-NUMBER_COPIES = np.bincount(NUMBER_OF[NUMBER_DECK], minlength=10).astype(np.int64)
-SPECIAL_COPIES = np.bincount(SPECIAL_OF[SPECIAL_DECK], minlength=5).astype(np.int64)
 #: The deck's cards sorted by number (kind), stably: the colour of each copy in a world.
 _NUMBER_TYPES = NUMBER_DECK[np.argsort(NUMBER_OF[NUMBER_DECK], kind="stable")].astype(np.int64)
 _SPECIAL_TYPES = SPECIAL_DECK[np.argsort(SPECIAL_OF[SPECIAL_DECK], kind="stable")].astype(np.int64)
