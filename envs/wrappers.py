@@ -87,6 +87,13 @@ def action_id(action: Any, num_actions: int, who: str) -> int:
     return int(action)
 
 
+def out_of_range(who: str, action: int, action_names: Sequence[str], mask: np.ndarray) -> IllegalActionError:
+    """The error for an integer action outside ``0..n-1`` (any size: one beyond int64 too),
+    naming the legal ones of ``mask``."""
+    legal = ", ".join(f"'{action_names[a]}'" for a in np.flatnonzero(mask))
+    return IllegalActionError(f"{who}: action {action} is out of range 0..{len(action_names) - 1}; legal here: {legal}")
+
+
 class LegalDiscrete(spaces.Discrete):
     """``Discrete(n)`` whose ``sample()`` without a mask draws among the legal actions.
 
@@ -214,10 +221,7 @@ class EngineAEC(AECEnv):
             return
         action = action_id(action, self.game.NUM_ACTIONS, agent)
         if not 0 <= action < self.game.NUM_ACTIONS:
-            legal = ", ".join(f"'{self.engine.action_names[a]}'" for a in np.flatnonzero(self._cache[2]))
-            raise IllegalActionError(
-                f"{agent}: action {action} is out of range 0..{self.game.NUM_ACTIONS - 1}; legal here: {legal}"
-            )
+            raise out_of_range(agent, action, self.engine.action_names, self._cache[2])
         self._action[0] = action
         try:
             obs, mask, rewards, done = self.engine.step(self._action)
@@ -371,6 +375,8 @@ class SeatEnv(PicklesGameByName, gym.Env):
             raise RuntimeError("the episode is over: call reset()")
         action = action_id(action, self.action_space.n, "gym_env")  # 66.9 or "17" is a bug, not move 66
         try:
+            if not 0 <= action < self.action_space.n:  # before int64: 2**64 - 1 is no OverflowError
+                raise out_of_range("gym_env", action, self.engine.action_names, self._mask)
             obs, mask, rewards, done = self.engine.step(np.array([action], dtype=np.int64))
         except IllegalActionError as err:
             if self.illegal_action == "raise":

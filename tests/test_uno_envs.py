@@ -206,6 +206,20 @@ def test_gymnasium_illegal_action_loses_or_raises_without_changing_the_game():
         strict.step(illegal)
 
 
+@pytest.mark.parametrize("action", [79, 2**63, 2**64 - 1, -(2**63) - 1])
+def test_gymnasium_out_of_range_actions_of_any_size_lose_or_raise_by_name(action):
+    env = uno_v0.gym_env(opponent=RandomPolicy(0), num_players=2)
+    env.reset(seed=2)
+    before = env.engine.position(0)
+    _, reward, terminated, _, info = env.step(action)
+    assert (reward, terminated) == (-1.0, True) and env.engine.position(0) == before
+    assert info["illegal_action"].startswith(f"gym_env: action {action} is out of range 0..78; legal here: ")
+    strict = uno_v0.gym_env(opponent=RandomPolicy(0), num_players=2, illegal_action="raise")
+    strict.reset(seed=2)
+    with pytest.raises(IllegalActionError, match=f"action {action} is out of range"):
+        strict.step(action)
+
+
 def test_action_space_sample_draws_a_legal_action():
     env = uno_v0.gym_env(opponent=RandomPolicy(0), num_players=3)
     obs, _ = env.reset(seed=5)
