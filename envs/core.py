@@ -331,6 +331,13 @@ class BatchedEngine:
         self.game_winners[games], self.final_scores[games] = sub.game_winners, sub.final_scores
         return out
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A pickle or copy holds the games, not the scratch engines of :meth:`_sub_engine`
+        (rebuilt on use; up to 64 of them were most of a vector env's pickle)."""
+        state = dict(self.__dict__)
+        state.pop("_sub_engines", None)
+        return state
+
     def _sub_engine(self, size: int) -> BatchedEngine:
         """A scratch engine of ``size`` games for :meth:`step_games`, kept for the next call of
         that size (its whole state is overwritten before use)."""

@@ -85,3 +85,25 @@ def test_select_refuses_bad_indices():
     for bad in ([], [4], [-1], [0.5]):
         with pytest.raises(ValueError, match="select takes a non-empty list of game indices in 0..3"):
             eng.select(bad)
+
+
+@pytest.mark.parametrize("make", ENGINES)
+def test_a_pickled_engine_leaves_its_scratch_engines_and_continues_exactly(make):
+    """``step_games`` keeps scratch engines per batch size; a pickle carries only the games."""
+    import pickle
+
+    eng = make(16)
+    obs, mask = eng.reset()
+    rng = np.random.default_rng(0)
+    for size in range(1, 9):  # eight scratch engines
+        games = np.arange(size)
+        eng.step_games(games, random_actions(eng.legal_action_mask[games], rng.random((size, mask.shape[1]))))
+    assert len(eng.__dict__.get("_sub_engines", {})) == 8
+    copy = pickle.loads(pickle.dumps(eng))
+    assert "_sub_engines" not in copy.__dict__
+    for _ in range(40):
+        u = rng.random(mask.shape)
+        a = random_actions(eng.legal_action_mask, u)
+        for x, y in zip(eng.step(a), copy.step(a), strict=True):
+            np.testing.assert_array_equal(x, y)
+    copy.step_games(np.arange(3), random_actions(copy.legal_action_mask[:3], rng.random((3, mask.shape[1]))))
