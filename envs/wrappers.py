@@ -94,6 +94,20 @@ def out_of_range(who: str, action: int, action_names: Sequence[str], mask: np.nd
     return IllegalActionError(f"{who}: action {action} is out of range 0..{len(action_names) - 1}; legal here: {legal}")
 
 
+def _bind_legal(space: spaces.Space, legal: Callable[[], np.ndarray | None] | None) -> None:
+    """Let ``space.sample()`` draw among ``legal()`` (an env's bound method, remembered by name
+    so the env can bind it again when it is unpickled: :class:`PicklesGameByName`)."""
+    space.legal = legal
+    if legal is not None:
+        space.legal_source = legal.__name__
+
+
+def _state_without_env(space: spaces.Space) -> dict[str, Any]:
+    """A space pickles without its env (a saved SB3 model held a copy of the env and its
+    opponents); unpickled alone it samples as a plain space."""
+    return {**space.__dict__, "legal": None}
+
+
 class LegalDiscrete(spaces.Discrete):
     """``Discrete(n)`` whose ``sample()`` without a mask draws among the legal actions.
 
@@ -103,11 +117,13 @@ class LegalDiscrete(spaces.Discrete):
 
     def __init__(self, n: int, legal_mask: Callable[[], np.ndarray | None]) -> None:
         super().__init__(n)
-        self._legal_mask = legal_mask
+        _bind_legal(self, legal_mask)
+
+    __getstate__ = _state_without_env
 
     def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
         if mask is None and probability is None:
-            legal = self._legal_mask()
+            legal = self.legal() if self.legal else None
             if legal is not None and legal.any():
                 mask = legal.astype(np.int8)
         return super().sample(mask=mask, probability=probability)
@@ -121,10 +137,12 @@ class LegalMultiDiscrete(spaces.MultiDiscrete):
 
     def __init__(self, n: int, num_envs: int, legal_masks: Callable[[], np.ndarray | None]) -> None:
         super().__init__(np.full(num_envs, n, np.int64))
-        self._legal_masks = legal_masks
+        _bind_legal(self, legal_masks)
+
+    __getstate__ = _state_without_env
 
     def sample(self, mask: Any = None, probability: Any = None) -> np.ndarray:
-        legal = self._legal_masks() if mask is None and probability is None else None
+        legal = self.legal() if self.legal and mask is None and probability is None else None
         if legal is None:
             return super().sample(mask=mask, probability=probability)
         draw = self.np_random.random(legal.shape)
@@ -270,6 +288,9 @@ class PicklesGameByName:
         import importlib
 
         self.__dict__.update(state, game=importlib.import_module(state["game"]))
+        space = self.__dict__.get("action_space")
+        if getattr(space, "legal_source", None):  # a legal-sampling space: bound to this env again
+            _bind_legal(space, getattr(self, space.legal_source))
 
 
 class SeatEnv(PicklesGameByName, gym.Env):
@@ -323,7 +344,7 @@ class SeatEnv(PicklesGameByName, gym.Env):
         self.num_players, self.seat = num_players, seat
         self.render_mode = render_mode
         self.observation_space = observation_space(game, self.rules)
-        self.action_space = LegalDiscrete(game.NUM_ACTIONS, self._legal_mask)  # a bound method: picklable
+        self.action_space = LegalDiscrete(game.NUM_ACTIONS, self._legal_mask)
         self.engine = None
         self._mask: np.ndarray | None = None
         self._over = True

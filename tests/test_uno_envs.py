@@ -333,3 +333,24 @@ def test_the_aec_env_names_the_agent_in_its_errors():
         env.step(int(np.flatnonzero(legal == 0)[0]))
     with pytest.raises(ValueError, match="unknown agent 'player_7'; agents: player_0, player_1"):
         env.observe("player_7")
+
+
+def test_action_spaces_pickle_without_their_env_and_rebind_with_it():
+    """A pickled space (as a saved SB3 model holds it) carries no env or opponents; a pickled
+    env's space samples legal actions of that env again."""
+    import pickle
+
+    env = uno_v0.gym_env(opponent="heuristic", num_players=2)
+    env.reset(seed=3)
+    assert len(pickle.dumps(env.action_space)) < 2_000
+    assert pickle.loads(pickle.dumps(env.action_space)).legal is None
+    copy = pickle.loads(pickle.dumps(env))
+    assert copy.action_space.legal.__self__ is copy
+    for _ in range(40):
+        _, _, terminated, _, info = copy.step(copy.action_space.sample())
+        assert "illegal_action" not in info
+        if terminated:
+            copy.reset()
+    vec = uno_v0.vector_env(4, "heuristic")
+    vec.reset(seed=3)
+    assert pickle.loads(pickle.dumps(vec)).action_space.legal.__self__ is not vec
