@@ -39,6 +39,11 @@ class RLlibKeys(BaseWrapper):
     def observation_space(self, agent: Any) -> spaces.Dict:
         return self._spaces[agent]
 
+    @property
+    def observation_spaces(self) -> dict[Any, spaces.Dict]:
+        """The renamed spaces (PettingZoo's attribute; the inner env's would describe its keys)."""
+        return dict(self._spaces)
+
     def observe(self, agent: Any) -> dict[str, np.ndarray] | None:
         obs = super().observe(agent)
         if obs is None:

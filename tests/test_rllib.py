@@ -28,7 +28,7 @@ def test_the_rllib_keys_wrapper_renames_and_casts():
     env.reset(seed=4)
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
-        assert env.observation_space(agent).contains(obs)
+        assert env.observation_space(agent).contains(obs) and env.observation_spaces[agent].contains(obs)
         if term or trunc:
             env.step(None)
             continue
