@@ -31,15 +31,15 @@ from envs.wrappers import BatchedPolicy, EngineAEC, SeatEnv
 
 
 def env(
+    num_players: int = NUM_PLAYERS,
     rules: TricksRules | Mapping[str, Any] | None = None,
     render_mode: str | None = None,
-    num_players: int = NUM_PLAYERS,
     **options: Any,
 ) -> AECEnv:
     """The AEC environment. It makes PettingZoo's order and bounds checks itself, so it
     comes without PettingZoo's wrapper layer (see :class:`~envs.wrappers.EngineAEC`).
-    ``num_players`` is taken, as by ``uno_v0.env``, so that code written for both games runs;
-    the trick game seats exactly four."""
+    The arguments come in ``uno_v0.env``'s order, ``num_players`` first, so that code written
+    for both games runs; the trick game seats exactly four."""
     return raw_env(rules=rules, render_mode=render_mode, num_players=num_players, **options)
 
 
@@ -51,9 +51,9 @@ class raw_env(EngineAEC, EzPickle):  # noqa: N801 (PettingZoo's naming conventio
 
     def __init__(
         self,
+        num_players: int = NUM_PLAYERS,
         rules: TricksRules | Mapping[str, Any] | None = None,
         render_mode: str | None = None,
-        num_players: int = NUM_PLAYERS,
         **options: Any,
     ) -> None:
         EzPickle.__init__(self, rules=rules, render_mode=render_mode, num_players=num_players, **options)
@@ -62,7 +62,7 @@ class raw_env(EngineAEC, EzPickle):  # noqa: N801 (PettingZoo's naming conventio
 
 
 def gym_env(
-    opponent: BatchedPolicy | Sequence[BatchedPolicy], seat: int = 0, num_players: int = NUM_PLAYERS, **kwargs: Any
+    opponent: BatchedPolicy | Sequence[BatchedPolicy], num_players: int = NUM_PLAYERS, seat: int = 0, **kwargs: Any
 ) -> SeatEnv:
     """A Gymnasium env for one seat; ``opponent`` plays the three others (or give three policies,
     one per seat after the learner's, from the next seat on: the second is the partner). Other keyword arguments as for
@@ -74,8 +74,8 @@ def gym_env(
 def vector_env(
     num_envs: int = 64,
     opponent: BatchedPolicy | Any | Sequence[BatchedPolicy | Any] = "heuristic",
-    seat: int | None = 0,
     num_players: int = NUM_PLAYERS,
+    seat: int | None = 0,
     **kwargs: Any,
 ) -> SeatVectorEnv:
     """A Gymnasium vector env of ``num_envs`` games in one engine, one learner seat each;

@@ -48,6 +48,12 @@ def test_env_pickles_and_refuses_bad_options():
         uno_tricks_v0.env(players=4)
     # num_players is taken as by uno_v0, so code written for both games runs; four it must be
     assert uno_tricks_v0.env(num_players=4).unwrapped.num_players == 4
+    # uno_v0's argument order: code written for both games may pass them by position
+    assert uno_tricks_v0.env(4, None, "ansi").unwrapped.render_mode == "ansi"
+    assert uno_tricks_v0.gym_env("random", 4, 1).seat == 1
+    vec = uno_tricks_v0.vector_env(2, "random", 4, 3)
+    vec.reset(seed=0)
+    assert (vec.seat == 3).all()
     for make in (uno_tricks_v0.env, lambda **kw: uno_tricks_v0.vector_env(num_envs=2, **kw)):
         with pytest.raises(ValueError, match="the trick game is for exactly 4 players .*, got 3"):
             make(num_players=3)
