@@ -14,8 +14,10 @@ is never all False. Episodes only terminate, never truncate, so no final observa
 kept: a terminal state has no decision and no value to bootstrap. The rules set no limit on a
 game's length: a game ends when someone goes out, which play almost always brings about, but
 with ``draw_anytime`` and ``must_play_drawn=False`` players who only ever draw and keep (both
-piles empty: the draw gives nothing) never end it; wrap the env in a time limit for such play
-(a tournament stops at ``max_decisions``).
+piles empty: the draw gives nothing) never end it: give ``max_episode_steps`` for such play
+(Gymnasium's ``TimeLimit`` takes no vector env; a tournament stops at ``max_decisions``). A
+game cut there returns ``truncated`` True and the first observation of the next game.
+``reset(options={"reset_mask": m})`` deals again only the games where ``m`` is True.
 
 After ``reset`` and every ``step``, every game waits at its learner's turn: the games whose
 next player is an opponent catch up (:meth:`~envs.core.BatchedEngine.step_games`) while the
@@ -57,7 +59,9 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
     seat's own view either way). An illegal action raises
     :class:`~envs.core.IllegalActionError` and changes nothing (``illegal_action="raise"``,
     the default: masked learners never send one), or with ``"lose"`` ends that game with
-    reward -1 (``infos["illegal_action"]`` marks it) and deals the next.
+    reward -1 (``infos["illegal_action"]`` marks it) and deals the next. ``max_episode_steps``:
+    the learner's decisions after which a game still going is truncated and dealt again
+    (None: no limit).
 
     An episode is a game in which the learner moves: a game dealt and finished by the
     opponents before the learner's first move (possible: a Draw Two chain, a Skip) is not
@@ -77,6 +81,7 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
         rules: Any = None,
         illegal_action: str = "raise",
         render_mode: str | None = None,
+        max_episode_steps: int | None = None,
         **options: Any,
     ) -> None:
         if render_mode is not None:
@@ -95,6 +100,13 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
             raise ValueError(f"seat must lie in 0..{num_players - 1} or be None (random), got {seat}")
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        if max_episode_steps is not None and (
+            isinstance(max_episode_steps, bool)
+            or not isinstance(max_episode_steps, (int, np.integer))
+            or max_episode_steps < 1
+        ):
+            raise ValueError(f"max_episode_steps must be a positive integer or None, got {max_episode_steps!r}")
+        self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
         self.policies = opponent_policies(
             game, opponent, num_players - 1, self.rules
         )  # by offset from the learner's seat
@@ -108,11 +120,19 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
         self.engine = None
         self.seat = np.zeros(self.num_envs, np.int64)
         self._ar = np.arange(self.num_envs)
+        self._episode_steps = np.zeros(self.num_envs, np.int64)  # the learner's decisions in each game
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | Sequence[int] | None = None, options: dict | None = None):
         """Deal every game again. ``seed`` (an int, or one per game) makes the games, the
-        seats drawn and seeded opponent policies repeat."""
+        seats drawn and seeded opponent policies repeat. ``options={"reset_mask": m}`` (bool,
+        one per game) deals again only the games where ``m`` is True, each from its own stream."""
+        options = dict(options or {})
+        reset_mask = options.pop("reset_mask", None)
+        if options:
+            raise ValueError(f"reset options: unknown {', '.join(map(repr, options))}; allowed: 'reset_mask'")
+        if reset_mask is not None:
+            return self._reset_games(reset_mask, seed)
         if seed is not None:
             rng.game_seeds(seed, self.num_envs)  # a seed that is no integer in range, or not one per game, is refused
         super().reset(seed=int(seed) if isinstance(seed, (int, np.integer)) else None)
@@ -131,9 +151,34 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
                     policy.seed(int(self.np_random.integers(2**63)))
         self._obs, self._mask = self.engine.reset()
         self._draw_seats(self._ar)
+        self._episode_steps[:] = 0
         reward = np.zeros(self.num_envs, np.float32)
         self._catch_up(reward, np.zeros(self.num_envs, bool))
         return self._observation(), {}
+
+    def _reset_games(self, reset_mask: Any, seed: Any) -> tuple[dict[str, np.ndarray], dict]:
+        """``reset`` of the games where ``reset_mask`` is True (the others wait as they are)."""
+        mask = np.asarray(reset_mask)
+        if mask.dtype != bool or mask.shape != (self.num_envs,):
+            raise ValueError(
+                f"reset_mask must be a bool array of shape ({self.num_envs},), got {mask.dtype} {mask.shape}"
+            )
+        if seed is not None:
+            raise ValueError("reset: give seed or reset_mask, not both (a masked reset deals from each game's stream)")
+        if self.engine is None:
+            raise RuntimeError("reset() must be called before a reset with reset_mask")
+        games = np.flatnonzero(mask)
+        if games.size:
+            self._restart(games)
+            self._catch_up(np.zeros(self.num_envs, np.float32), mask.copy())
+        return self._observation(), {}
+
+    def _restart(self, games: np.ndarray) -> None:
+        """Deal ``games`` again from their own streams, with their seats drawn anew."""
+        self.engine.restart_games(games)
+        self._obs[games], self._mask[games] = (a[games] for a in self.engine.observe())
+        self._draw_seats(games)
+        self._episode_steps[games] = 0
 
     def step(self, actions: Any):
         if self.engine is None:
@@ -151,12 +196,20 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
             if legal.any():
                 games = np.flatnonzero(legal)
                 self._apply(games, actions[games], reward, terminated)
-            self.engine.restart_games(lost)
-            self._obs[lost], self._mask[lost] = (a[lost] for a in self.engine.observe())
+            self._restart(lost)
             reward[lost], terminated[lost] = -1.0, True
-            self._draw_seats(lost)
-        self._catch_up(reward, terminated)
-        return self._observation(), reward, terminated, np.zeros(self.num_envs, bool), infos
+        self._episode_steps += 1
+        truncated = np.zeros(self.num_envs, bool)
+        if self.max_episode_steps is not None:
+            cut = np.flatnonzero(~terminated & (self._episode_steps >= self.max_episode_steps))
+            if cut.size:
+                self._restart(cut)
+                truncated[cut] = True
+        ended = terminated | truncated  # a game dealt here and ended by the opponents is no episode
+        self._catch_up(reward, ended)
+        terminated = ended & ~truncated
+        self._episode_steps[ended] = 0
+        return self._observation(), reward, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, ``bool [num_envs, A]`` (sb3-contrib's

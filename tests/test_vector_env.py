@@ -266,3 +266,39 @@ def test_opponents_and_the_search_rollout_play_the_tables_rules():
     single = uno_v0.gym_env(opponent=["heuristic", "heuristic"], num_players=3, seven_zero=True)
     assert all(p.seven_zero for p in single.unwrapped.opponents.values())
     assert make_policy("uno", {"name": "search"}, rules={"seven_zero": True}).rollout.seven_zero
+
+
+def test_max_episode_steps_truncates_games_that_never_end_and_deals_them_again():
+    """Drawing and keeping under draw_anytime never ends a game: the limit cuts it, reports
+    truncated (not terminated) with no reward, and the next game starts at once."""
+    rules = {"draw_anytime": True, "must_play_drawn": False}
+    env = uno_v0.vector_env(4, "random", num_players=2, rules=rules, max_episode_steps=5)
+    env.reset(seed=1)
+    draw = env.game.ACTION_NAMES.index("draw")
+    keep = env.game.ACTION_NAMES.index("pass")
+    cuts = []
+    for _ in range(12):
+        mask = env.action_masks()
+        actions = np.where(mask[:, draw], draw, np.where(mask[:, keep], keep, mask.argmax(axis=1)))
+        _, reward, terminated, truncated, _ = env.step(actions)
+        assert not (terminated & truncated).any() and (reward[truncated] == 0).all()
+        cuts.append(truncated)
+    assert np.array(cuts).any() and env.action_masks().any(axis=1).all()
+    with pytest.raises(ValueError, match="max_episode_steps must be a positive integer or None"):
+        uno_v0.vector_env(2, max_episode_steps=0)
+
+
+def test_a_reset_mask_deals_only_those_games_again():
+    env = uno_v0.vector_env(4, "random", num_players=3)
+    env.reset(seed=2)
+    for _ in range(3):
+        env.step(env.action_space.sample())
+    before = [env.engine.position(i) for i in range(4)]
+    env.reset(options={"reset_mask": np.array([True, False, True, False])})
+    after = [env.engine.position(i) for i in range(4)]
+    assert after[1] == before[1] and after[3] == before[3]
+    assert after[0] != before[0] and after[2] != before[2]
+    with pytest.raises(ValueError, match="unknown 'seeds'; allowed: 'reset_mask'"):
+        env.reset(options={"seeds": 1})
+    with pytest.raises(ValueError, match="reset_mask must be a bool array of shape"):
+        env.reset(options={"reset_mask": [1, 0, 1, 0]})
