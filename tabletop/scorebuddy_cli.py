@@ -1,7 +1,8 @@
 """Score Buddy in a terminal: type each hand's points, see the standings after every hand.
 
-The book is the same JSON file the web page uses (saved after every change), so the
-terminal and the page can take turns on one table. Commands::
+The book is the same JSON file the web page uses: read again before every command and
+saved after every change, so the terminal and the page can take turns on one table.
+Commands::
 
     anna 37              standard scoring: Anna closed the hand and scores 37
     anna +20 +20 +50 7   quick tokens add up (97); card names count too: anna W GS R7
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from envs.atomic import check_file_writable, write_atomically
 from envs.cards import card_type
@@ -85,7 +87,7 @@ def standings_table(book: ScoreBook) -> Table:
     table.add_column("total", justify="right")
     table.add_column(needed, justify="right")
     for row in book.standings():
-        name = row.name + (" ★" if row.leader else "")
+        name = Text(row.name + (" ★" if row.leader else ""))  # a name is text, never markup: "[/b]" is a name
         table.add_row(str(row.rank), name, str(row.total), str(row.needed), style="bold yellow" if row.leader else None)
     return table
 
@@ -102,7 +104,7 @@ def _ask_setup(ask: Callable[[str], str], console: Console) -> ScoreBook:
             variant = ask(f"scoring [{VARIANTS[0]}] ({'/'.join(VARIANTS)}): ").strip().lower() or VARIANTS[0]
             return ScoreBook(players, int(target_text or DEFAULT_TARGET), variant)
         except ValueError as err:
-            console.print(f"[red]{err}[/red]")
+            _error(console, err)
 
 
 def _reverse_hand(book: ScoreBook, text: str) -> None:
@@ -127,9 +129,14 @@ def _ask_reverse_hand(book: ScoreBook, ask: Callable[[str], str], console: Conso
                 text = ask(f"  {name} (points or cards, Enter = 0): ").strip()
                 points[name] = points_of(text.split()) if text else 0
             except ValueError as err:
-                console.print(f"[red]{err}[/red]")
+                _error(console, err)
     zeros = [name for name, pts in points.items() if pts == 0]
     book.record_reverse_hand(points, zeros[0] if len(zeros) == 1 else None)
+
+
+def _error(console: Console, err: object) -> None:
+    """Bad input's message, as text (it may quote what was typed: "[/b]" is no markup)."""
+    console.print(str(err), style="red", markup=False, highlight=False)
 
 
 def _show(book: ScoreBook, console: Console) -> None:
@@ -137,7 +144,15 @@ def _show(book: ScoreBook, console: Console) -> None:
     if book.match_over:
         winners = book.winners()
         verb = "share the win" if len(winners) > 1 else "wins the match"
-        console.print(f"[bold green]★ {' & '.join(winners)} {verb}![/bold green]  (new: next match)")
+        console.print(Text(f"★ {' & '.join(winners)} {verb}!", style="bold green"), "(new: next match)")
+
+
+def _confirm_erase(book: ScoreBook, ask: Callable[[str], str], what: str) -> bool:
+    """Ask before ``new`` or ``setup`` throws away recorded hands (the page asks too)."""
+    if not book.hands:
+        return True
+    count = f"{len(book.hands)} hand{'s' * (len(book.hands) != 1)}"
+    return ask(f"{what} erases the {count} recorded; go on? [y/N] ").strip().lower() in ("y", "yes")
 
 
 def run_terminal(
@@ -160,7 +175,7 @@ def run_terminal(
     try:
         if store_path.exists():
             book = ScoreBook.load(store_path)
-            console.print(f"Score Buddy: resuming {store_path} ({', '.join(book.players)})")
+            console.print(f"Score Buddy: resuming {store_path} ({', '.join(book.players)})", markup=False)
         else:
             console.print("Score Buddy: a new table")
             book = _ask_setup(ask, console)
@@ -174,13 +189,18 @@ def run_terminal(
             word, _, rest = line.partition(" ")
             command = word.lower()
             try:
+                if store_path.exists():  # the page may have changed it since: never write over its hands
+                    current = ScoreBook.load(store_path)
+                    if current.to_dict() != book.to_dict():
+                        console.print(f"(read {store_path} again: it changed since)", style="dim", markup=False)
+                        book = current
                 if command == "help":
                     console.print(HELP, markup=False)
                     continue
                 if command == "calc":
                     if not rest.strip():
                         raise ValueError("calc needs the cards: calc R7 GS W")
-                    console.print(f"{rest.strip()} = {hand_value(rest)} points")
+                    console.print(f"{rest.strip()} = {hand_value(rest)} points", markup=False)
                     continue
                 if command == "csv":
                     if not rest.strip():
@@ -190,13 +210,17 @@ def run_terminal(
                         raise ValueError(f"{out} is the score book itself; give the CSV another name")
                     check_file_writable(out, "csv")
                     write_atomically(out, book.to_csv())
-                    console.print(f"wrote {len(book.hands)} hands to {out}")
+                    console.print(f"wrote {len(book.hands)} hands to {out}", markup=False)
                     continue
                 if command == "undo" and not rest:
                     book.undo()
                 elif command == "new" and not rest:
+                    if not _confirm_erase(book, ask, "a new match"):
+                        continue
                     book.new_match()
                 elif command == "setup" and not rest:
+                    if not _confirm_erase(book, ask, "a new table"):
+                        continue
                     book = _ask_setup(ask, console)
                 elif command == "hand" and not rest and book.variant == "reverse":
                     _ask_reverse_hand(book, ask, console)
@@ -206,12 +230,12 @@ def run_terminal(
                     name, points = _split_name(book, line)
                     book.record_hand(name, points_of(points.split()))
             except (ValueError, OSError) as err:
-                console.print(f"[red]{err}[/red]")
+                _error(console, err)
                 continue
             book.save(store_path)
             _show(book, console)
-    except _Quit:
-        console.print(f"bye: the scores are kept in {store_path}")
+    except (_Quit, KeyboardInterrupt):  # Ctrl-C leaves as quit does: the book is saved already
+        console.print(f"\nbye: the scores are kept in {store_path}", markup=False)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

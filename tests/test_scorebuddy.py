@@ -326,12 +326,58 @@ def test_terminal_standard_session(tmp_path):
     assert "Anna ★" in out and "to target" in out
 
     # Resuming the same file; the match ends at 200 and further hands are refused.
-    out = terminal(store, ["anna 103", "bo 5", f"csv {tmp_path / 'out.csv'}", "new", "bo 1"])
+    out = terminal(store, ["anna 103", "bo 5", f"csv {tmp_path / 'out.csv'}", "new", "y", "bo 1"])
     assert "resuming" in out
     assert "Anna wins the match" in out
     assert "the match is over (Anna won)" in out
     assert (tmp_path / "out.csv").read_text().splitlines()[-1] == "3,Anna,103,0,0,200,0,3"
     assert ScoreBook.load(store).totals() == {"Anna": 0, "Bo": 1, "Cy": 0}
+
+
+def test_terminal_names_and_input_are_text_not_markup(tmp_path):
+    """Rich markup in a name or a typed line is shown as typed: it crashed the terminal, and a
+    saved name crashed every later start."""
+    store = tmp_path / "scores.json"
+    out = terminal(store, ["Anna, [/b], [red]Bo", "", "", "[/b] 5", "[red]bo 7", "[/x] 3", "calc [/b]", "quit"])
+    assert "[/b]" in out and "[red]Bo" in out and "no player called '[/x]'" in out
+    assert ScoreBook.load(store).totals() == {"Anna": 0, "[/b]": 5, "[red]Bo": 7}
+    assert "resuming" in terminal(store, ["quit"])
+
+
+def test_terminal_reads_the_book_again_before_each_command(tmp_path):
+    """A hand the page recorded meanwhile is kept, not written over by the terminal's copy."""
+    store = tmp_path / "scores.json"
+    terminal(store, ["Anna, Bo", "", "", "quit"])
+
+    def lines():
+        yield "anna 10"
+        book = ScoreBook.load(store)  # the page records a hand in between
+        book.record_hand("Bo", 40)
+        book.save(store)
+        yield "anna 5"
+        yield "quit"
+
+    feed = lines()
+    out = io.StringIO()
+    run_terminal(store, input_fn=lambda _prompt: next(feed), console=Console(file=out, width=400))
+    assert ScoreBook.load(store).totals() == {"Anna": 15, "Bo": 40}
+    assert "it changed since" in out.getvalue()
+
+
+def test_terminal_new_and_setup_ask_before_erasing_hands(tmp_path):
+    store = tmp_path / "scores.json"
+    answers = iter(["Anna, Bo", "", "", "anna 20", "new", "n", "setup", "", "bo 5", "new", "yes", "quit"])
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(answers)
+
+    run_terminal(store, input_fn=ask, console=Console(file=io.StringIO(), width=100))
+    assert "a new match erases the 1 hand recorded; go on? [y/N] " in prompts
+    assert "a new table erases the 1 hand recorded; go on? [y/N] " in prompts
+    assert "a new match erases the 2 hands recorded; go on? [y/N] " in prompts
+    assert ScoreBook.load(store).hands == []
 
 
 def test_terminal_reverse_session(tmp_path):
