@@ -331,4 +331,6 @@ class TableSession:
         winners = [int(s) for s in np.flatnonzero(eng.game_winners[0])]
         scores = [int(x) for x in eng.final_scores[0]]
         self.tally.games += 1
-        return self.table.game_over(self, winners, scores)
+        info = self.table.game_over(self, winners, scores)
+        info["line"] = self.table.over_line(info)  # the result in words, as every screen shows it
+        return info

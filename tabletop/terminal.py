@@ -7,6 +7,7 @@ are parameters so tests can play a whole game with scripted input.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,10 @@ HELP = (
     "Type a key from the list or the move itself: {moves}. "
     "Also: help, save FILE (the game record, once the game is over), quit."
 )
+#: Words that leave the game at any prompt (as end of input and Ctrl-C do).
+QUIT_WORDS = ("q", "quit", "exit")
+#: Words that leave a follow-up question (a Wild's colour) for the move prompt again.
+BACK_WORDS = ("b", "back", "cancel")
 
 
 def phase_prompt(view: dict[str, Any]) -> str:
@@ -61,10 +66,10 @@ class TerminalGame:
             self.console.print(standings(event.hand_over or {}, self.session.names, self.session.rules))
 
     def show_game_over(self, event: Event) -> None:
-        self.console.print(Text(self.session.table.over_line(event.game_over or {}), style="bold green"))
+        self.console.print(Text((event.game_over or {})["line"], style="bold green"))
         tally = self.session.tally
-        wins = ", ".join(f"{k} {v}" for k, v in sorted(tally.wins.items()))
-        self.console.print(f"Games played: {tally.games}; wins: {wins}")
+        wins = ", ".join(f"{k} {v}" for k, v in sorted(tally.wins.items())) or "none yet"
+        self.console.print(f"Games played: {tally.games}; wins: {wins}", markup=False)
 
     def show_table(self) -> None:
         for shown in self.session.table.panel(self.session.view()):
@@ -82,14 +87,15 @@ class TerminalGame:
             view = self.session.view()
             self.console.print(Text(phase_prompt(view), style="bold"))
             self.console.print(
-                "  ".join(f"[{m['key']}] {m['label']}" + ("…" if len(m["actions"]) > 1 else "") for m in view["moves"])
+                "  ".join(f"[{m['key']}] {m['label']}" + ("…" if len(m["actions"]) > 1 else "") for m in view["moves"]),
+                markup=False,
             )
             text = self.ask("> ")
-            if text is None or text.strip().lower() in ("q", "quit", "exit"):
+            if text is None or text.strip().lower() in QUIT_WORDS:
                 return None
             command = text.strip()
             if command.lower() in ("h", "help", "?"):
-                self.console.print(HELP.format(moves=self.session.table.help))
+                self.console.print(HELP.format(moves=self.session.table.help), markup=False)
                 continue
             if command.lower().startswith("save"):
                 self.save(command[4:].strip())
@@ -97,14 +103,20 @@ class TerminalGame:
             try:
                 parsed = self.session.parse(command)
                 while isinstance(parsed, Choice):
-                    answer = self.ask(f"{parsed.prompt} ({', '.join(parsed.labels)}) > ")
-                    if answer is None:
+                    answer = self.ask(f"{parsed.prompt} ({', '.join(parsed.labels)}; back, quit) > ")
+                    if answer is None or answer.strip().lower() in QUIT_WORDS:
                         return None
+                    if answer.strip().lower() in BACK_WORDS:
+                        break  # another move after all: the move prompt again
+                    if answer.strip().lower() in ("h", "help", "?"):
+                        self.console.print(f"Answer one of: {', '.join(parsed.labels)}; back: choose another move.")
+                        continue
                     try:
                         parsed = parsed.resolve(answer)
                     except MoveError as err:
                         self.console.print(Text(str(err), style="red"))
-                return parsed
+                else:
+                    return parsed
             except MoveError as err:
                 self.console.print(Text(str(err), style="red"))
 
@@ -123,9 +135,16 @@ class TerminalGame:
         except OSError as err:
             self.console.print(Text(f"could not save to {path}: {err.strerror or err}", style="red"))
             return
-        self.console.print(f"Game record saved to {path} (replay: python -m envs.records show {path})")
+        self.console.print(f"Game record saved to {path} (replay: python -m envs.records show {path})", markup=False)
 
     def run(self) -> None:
+        """Play until the person quits (quit, end of input or Ctrl-C), saying so."""
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C leaves as quit does, without a traceback
+            self._play()
+        games = self.session.tally.games
+        self.console.print(f"\nbye: {games} game{'s' * (games != 1)} finished", markup=False)
+
+    def _play(self) -> None:
         names = ", ".join(self.session.names)
         self.console.print(Text(f"{self.session.game.upper()} with {names}. Type help for help.", style="bold"))
         self.show_events(self.session.advance())
@@ -135,10 +154,13 @@ class TerminalGame:
                     self._recorded = self.session.tally.games
                     self.save("")
                 answer = self.ask("Enter: next game · save FILE · quit > ")
-                if answer is None or answer.strip().lower() in ("q", "quit", "exit"):
+                if answer is None or answer.strip().lower() in QUIT_WORDS:
                     return
                 if answer.strip().lower().startswith("save"):
                     self.save(answer.strip()[4:].strip())
+                    continue
+                if answer.strip():  # only Enter deals: "help" or a stray move is no next game
+                    self.console.print("Enter deals the next game; or save FILE, or quit.")
                     continue
                 self.show_events(self.session.next_game())
                 continue

@@ -182,7 +182,8 @@ def game_over(session: TableSession, winners: list[int], scores: list[int]) -> d
 
 def over_line(info: dict[str, Any]) -> str:
     pts = info["points"]
-    return f"Game over: team A {pts['A']}, team B {pts['B']} — team {' and '.join(info['teams'])} wins"
+    result = f"team {' and '.join(info['teams'])} wins" if info["teams"] else "a draw"
+    return f"Game over: team A {pts['A']}, team B {pts['B']}: {result}"
 
 
 # ---------------------------------------------------------------------- the terminal

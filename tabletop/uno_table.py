@@ -67,6 +67,7 @@ def view(pos: Position, seat: int, rules: Any, names: list[str]) -> View:
         "hand_number": pos.get("hand_number", 0) + 1,
         "target": target,
         "scoring": rules.scoring,
+        "needed_label": needed_label(rules.scoring),
         "drawn_card": None,
         "challenge_from": None,
         "revealed": None,
@@ -140,6 +141,11 @@ def explain(typed: str, hand: Sequence[str], legal: str) -> str:
         return f"{typed!r} is not a move (cards are written like R7, GS, BR, Y+2, W, W+4). Legal: {legal}"
     if hand and card not in hand:
         return f"you do not hold {card}. Legal: {legal}"
+    words = typed.split()
+    colours = {c.lower() for c in COLOURS} | set(COLOUR_NAMES)
+    if card.startswith("W") and len(words) > 1 and words[1].lower() not in colours:
+        named = ", ".join(f"{c} ({n})" for c, n in zip(COLOURS, COLOUR_NAMES, strict=True))
+        return f"{words[1]!r} is not a colour: a {card} names one of {named}. Legal: {legal}"
     return f"{card} cannot be played now. Legal: {legal}"
 
 
@@ -273,7 +279,7 @@ def standings(info: dict[str, Any], names: list[str], rules: Any) -> Table:
     """After a hand of a match: each player's points for it, total and what it still needs,
     the leader first (the lowest total under reverse scoring)."""
     table = Table(title=f"Hand over: {names[info['winner']]} went out")
-    for col in ("player", "this hand", "total", "needed"):
+    for col in ("player", "this hand", "total", needed_label(rules.scoring)):
         table.add_column(col)
     order = sorted(range(len(names)), key=lambda s: info["scores"][s], reverse=rules.scoring == "standard")
     for s in order:
@@ -282,9 +288,14 @@ def standings(info: dict[str, Any], names: list[str], rules: Any) -> Table:
     return table
 
 
+def needed_label(scoring: str) -> str:
+    """What the column of points left to the target means: to reach it, or room before it."""
+    return "room left" if scoring == "reverse" else "needed"
+
+
 def over_line(info: dict[str, Any]) -> str:
     over = "Match over" if info.get("match") else "Game over"
-    return f"{over}: {', '.join(info['names'])} won"
+    return f"{over}: {', '.join(info['names'])} won ({' · '.join(map(str, info['scores']))})"
 
 
 # ---------------------------------------------------------------------- the terminal
@@ -295,7 +306,7 @@ def board(seen: View) -> Table:
     if seen["target"]:
         title += f" · match to {seen['target']} ({seen['scoring']} scoring)"
     table = Table(title=title, expand=False)
-    for col in ("", "player", "cards", "score", "needed", ""):
+    for col in ("", "player", "cards", "score", seen["needed_label"], ""):
         table.add_column(col)
     for p in seen["players"]:
         turn = "▶" if p["seat"] == seen["current_player"] and not seen["over"] else ""

@@ -80,6 +80,7 @@ def test_a_wild_alone_asks_for_its_colour() -> None:
         ("G3", "you do not hold G3"),
         ("R8", "R8 cannot be played now"),
         ("hello", "is not a move"),
+        ("W purple", "'purple' is not a colour: a W names one of R \\(red\\)"),
         ("pass", "'pass' is a move, but not now: it keeps a card you have just drawn"),
         ("u", "'uno' is a move, but not now: it is said right after you play your second-to-last card"),
         ("challenge", "'challenge' is a move, but not now: it answers a Wild Draw Four played on you"),
@@ -285,6 +286,27 @@ def test_terminal_prompts_again_after_bad_input() -> None:
     assert "not one of" in text
     assert "You played W, naming green" in text
     assert session.record.moves[0] == (0, "play W G")
+
+
+def test_terminal_a_wilds_colour_question_lets_the_person_go_back_or_quit() -> None:
+    pos = position([["R7", "W", "G2"], ["G5", "G3", "Y4"]], top="R5")
+    session = uno_session(pos)
+    text = run_terminal(session, ["W", "help", "back", "R7", "quit"])
+    assert "Answer one of: 1 R (red)" in text and session.record.moves[0] == (0, "play R7")
+    session = uno_session(pos)
+    text = run_terminal(session, ["W", "quit"])
+    assert not session.record.moves and "bye: 0 games finished" in text
+
+
+def test_the_end_of_a_game_is_worded_once_for_every_screen() -> None:
+    from tabletop import tricks_table, uno_table
+
+    assert tricks_table.over_line({"points": {"A": 70, "B": 70}, "teams": []}) == (
+        "Game over: team A 70, team B 70: a draw"
+    )
+    assert tricks_table.over_line({"points": {"A": 90, "B": 50}, "teams": ["A"]}).endswith(": team A wins")
+    info = {"names": ["You"], "scores": [512, 130], "match": True}
+    assert uno_table.over_line(info) == "Match over: You won (512 · 130)"
 
 
 def test_terminal_plays_a_whole_match_and_saves_it(tmp_path: Any) -> None:

@@ -198,7 +198,7 @@ function showHandOver(e) {
   const names = e.view.players.map((p) => p.name);
   $("#hand-over-title").textContent = `Hand over: ${names[info.winner]} went out`;
   const order = names.map((_, s) => s).sort((a, b) => (e.view.scoring === "reverse" ? info.scores[a] - info.scores[b] : info.scores[b] - info.scores[a]));
-  let html = `<tr><th>player</th><th>this hand</th><th>total</th><th>${e.view.scoring === "reverse" ? "room left" : "needed"}</th></tr>`;
+  let html = `<tr><th>player</th><th>this hand</th><th>total</th><th>${e.view.needed_label}</th></tr>`;
   for (const s of order) html += `<tr><td>${names[s]}</td><td>+${info.points[s]}</td><td>${info.scores[s]}</td><td>${info.needed ? info.needed[s] : ""}</td></tr>`;
   $("#hand-over-table").innerHTML = html;
   $("#hand-over").hidden = false;
@@ -209,11 +209,7 @@ function showHandOver(e) {
 }
 
 function showGameOver(e) {
-  const info = e.game_over;
-  let text;
-  if (e.view.game === "uno") text = `${info.match ? "Match" : "Game"} over: ${info.names.join(" and ")} won (${info.scores.join(" · ")})`;
-  else text = `Game over: team A ${info.points.A}, team B ${info.points.B}. Team ${info.teams.join(" and ")} wins`;
-  $("#game-over-text").textContent = text;
+  $("#game-over-text").textContent = e.game_over.line;  // the server words the result
   $("#game-over").hidden = false;
 }
 
@@ -477,7 +473,7 @@ function renderStandings() {
   const t = $("#standings");
   if (view.game === "uno") {
     const rows = [...view.players].sort((a, b) => (view.scoring === "reverse" ? a.score - b.score : b.score - a.score));
-    let html = `<tr><th>player</th><th>score</th><th>${view.scoring === "reverse" ? "room left" : "needed"}</th></tr>`;
+    let html = `<tr><th>player</th><th>score</th><th>${view.needed_label}</th></tr>`;
     for (const p of rows) html += `<tr class="${p.you ? "you" : ""}" data-seat="${p.seat}"><td>${p.name}</td><td>${p.score}</td><td>${p.needed ?? ""}</td></tr>`;
     t.innerHTML = html;
   } else {
