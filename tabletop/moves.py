@@ -54,15 +54,23 @@ class Choice:
 
 
 def list_moves(game: str, legal: Sequence[str]) -> list[Move]:
-    """The legal actions as numbered entries (a Wild's four colours form one entry)."""
+    """The legal actions as numbered entries (a Wild's four colours form one entry). Where the
+    game asks for a number (its ``counted`` phases: ``draw 2``, ``return 8``), that number is
+    the entry's key, as typing it answers the question."""
     table = table_game(game)
     labels: dict[str, list[str]] = {}
     for action in legal:
         labels.setdefault(table.label(action), []).append(action)
     return [
-        Move(str(k), label, tuple(actions), table.asks_for if len(actions) > 1 else "")
+        Move(_key(table.counted, k, actions), label, tuple(actions), table.asks_for if len(actions) > 1 else "")
         for k, (label, actions) in enumerate(labels.items(), start=1)
     ]
+
+
+def _key(counted: Sequence[str], position: int, actions: Sequence[str]) -> str:
+    """An entry's key: its position in the list, or the number a counted question takes."""
+    verb, _, number = actions[0].partition(" ")
+    return number if len(actions) == 1 and verb in counted and number.isdigit() else str(position)
 
 
 def _forms(game: str, action: str) -> set[str]:

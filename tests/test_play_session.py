@@ -136,7 +136,8 @@ def test_typed_trick_game_moves() -> None:
         parse_move("tricks", "draw 4", draws)
     # where the question is "how many?" or "which number?", a number answers it (not a key)
     assert parse_move("tricks", "2", draws, phase="draw") == "draw 2"
-    assert parse_move("tricks", "2", draws, phase="lay") == "draw 1"  # elsewhere key 2
+    assert [m.key for m in draws] == ["0", "1", "2", "4"]  # the list's keys are those numbers too
+    assert parse_move("tricks", "2", draws, phase="lay") == "draw 2"
     back = list_moves("tricks", ["return 3", "return 7", "return 8"])
     assert parse_move("tricks", "7", back, phase="return") == "return 7"
     with pytest.raises(MoveError, match="'return 2' is not a legal move here"):
