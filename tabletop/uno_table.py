@@ -344,8 +344,10 @@ def prompt(seen: View) -> str:
         names = [p["name"] for p in seen["players"]]
         seats = ", ".join(f"{k} = {names[s]}" for k, s in seen["swap_seats"].items())
         return f"You played a 7: choose whom to swap hands with ({seats})"
-    if seen["pending_draw"]:
-        return f"A Draw Two stack of {seen['pending_draw']} waits: stack a Draw Two or draw"
+    if seen["pending_draw"]:  # what may be stacked is what the engine allows now (a Draw Two, a Wild Draw Four)
+        plays = [m["label"] for m in seen.get("moves", []) if m["actions"][0].startswith("play ")]
+        answer = f"stack {' or '.join(plays)}, or draw them" if plays else "draw them"
+        return f"A stack of {seen['pending_draw']} draw cards waits: {answer}"
     return "Your move"
 
 

@@ -474,3 +474,16 @@ def test_swap_seats_follow_the_direction_of_play_and_seat_order() -> None:
         "swap 3": 1,
     }
     assert table_game("tricks").swap_seats({"current_player": 3}) == {"swap 1": 0, "swap 2": 1, "swap 3": 2}
+
+
+def test_a_waiting_draw_stack_names_what_may_answer_it() -> None:
+    """Under stack_wild_draw_four a Wild Draw Four answers a stack a Draw Two may not: the
+    prompt names the legal stacking plays, not 'a Draw Two'."""
+    moves = [
+        {"label": "W+4", "actions": ["play W+4 R", "play W+4 Y"]},
+        {"label": "draw", "actions": ["draw"]},
+    ]
+    view = {"game": "uno", "phase": "play", "pending_draw": 6, "moves": moves, "players": []}
+    assert phase_prompt(view) == "A stack of 6 draw cards waits: stack W+4, or draw them"
+    view["moves"] = moves[1:]
+    assert phase_prompt(view) == "A stack of 6 draw cards waits: draw them"
