@@ -108,6 +108,10 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
 def rules_options(items: Sequence[str]) -> dict[str, Any]:
     """Rules options given on a command line: ``key=value`` or ``rules.key=value`` (the same
     option either way), values read as YAML."""
+    for item in items:
+        key, sep, _ = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"rules options are key=value (e.g. stacking=true), got {item!r}")
     options = parse_overrides(items)
     nested = options.pop("rules", {})
     if not isinstance(nested, dict):

@@ -147,8 +147,10 @@ class TableSession:
         if not opponents:
             raise ValueError("give at least one opponent policy (e.g. heuristic)")
         if len(opponents) not in (1, len(others)):
+            each = f" or {len(others)} (one per other seat)" if len(others) > 1 else ""
             raise ValueError(
-                f"give 1 or {len(others)} opponent policies for {num_players} players, got {len(opponents)}"
+                f"give 1 opponent policy (it plays every other seat){each} for {num_players} players, "
+                f"got {len(opponents)}"
             )
         specs = list(opponents) * len(others) if len(opponents) == 1 else list(opponents)
         self.specs: dict[int, str | dict[str, Any]] = {

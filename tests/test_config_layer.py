@@ -22,8 +22,10 @@ def test_rules_options_read_the_same_on_every_command_line():
     nested = rules_options(["rules.stacking=true", "rules.target_score=300", "scoring=reverse"])
     assert flat == nested == {"stacking": True, "target_score": 300, "scoring": "reverse"}
     assert parse_overrides(["rules.stacking=true", "games=500"]) == {"rules": {"stacking": True}, "games": 500}
-    with pytest.raises(ValueError, match=r"overrides are key=value \(e\.g\. games=5000"):
+    with pytest.raises(ValueError, match=r"rules options are key=value \(e\.g\. stacking=true\), got 'stacking'"):
         rules_options(["stacking"])
+    with pytest.raises(ValueError, match=r"overrides are key=value \(e\.g\. games=5000"):
+        parse_overrides(["games"])
 
 
 def test_records_take_rules_like_train_and_evaluate(tmp_path, capsys):

@@ -258,8 +258,10 @@ def test_opponent_specs() -> None:
         opponent_spec("uno", 2, "superhuman")
     with pytest.raises(ValueError, match="only 'agent'"):
         opponent_spec("uno", 2, "heuristic:x.pt")
-    with pytest.raises(ValueError, match="give 1 or 2 opponent"):
+    with pytest.raises(ValueError, match=r"give 1 opponent policy \(it plays every other seat\) or 2 \(one per"):
         TableSession("uno", 3, ["random", "random", "random"])
+    with pytest.raises(ValueError, match=r"give 1 opponent policy \(it plays every other seat\) for 2 players, got 3"):
+        TableSession("uno", 2, ["random", "random", "random"])
 
 
 # ---------------------------------------------------------------- the terminal
