@@ -62,7 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--game", choices=sorted(GAMES), default="uno")
     parser.add_argument("--players", type=int, default=None, help="classic UNO: 2-10 (default 2); the trick game: 4")
     parser.add_argument("--opponents", default="heuristic", help="comma-separated policies for the other seats")
-    parser.add_argument("--seat", type=int, default=0, help="your seat (in UNO seat 0 plays first; the trick game's first leader is drawn)")
+    parser.add_argument(
+        "--seat", type=int, default=0, help="your seat (in UNO seat 0 plays first; the trick game's first leader is drawn)"
+    )
     parser.add_argument(
         "--target",
         type=int,
