@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--players", type=int, default=None, help="classic UNO: 2-10 (default 2); the trick game: 4")
     parser.add_argument("--opponents", default="heuristic", help="comma-separated policies for the other seats")
     parser.add_argument(
-        "--seat", type=int, default=0, help="your seat (in UNO seat 0 plays first; the trick game's first leader is drawn)"
+        "--seat", type=int, default=0, help="your seat (UNO: seat 0 plays first; the trick game draws its first leader)"
     )
     parser.add_argument(
         "--target",
@@ -138,9 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,  # None: a fresh deal, and later ones no record foretells
         )
     except (ValueError, MoveError) as err:
-        parser.error(str(err))
-    if args.target is not None and not getattr(session.rules, "match", False):
-        parser.error(f"--target is the target score of a match; {args.game} with these rules plays no match")
+        parser.error(str(err).replace("target is the target", "--target is the target"))
     for note in session.notes:
         print(f"note: {note}")
     if getattr(session.rules, "match", False) and "match" not in rules:

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.responses import JSONResponse
@@ -110,6 +111,28 @@ class RequestGuard:
             if not message.get("more_body", False):
                 break
         return b"".join(chunks), False
+
+
+def check_fields(data: dict[str, Any], allowed: Iterable[str]) -> None:
+    """``ValueError`` naming the fields of a request that no endpoint reads (a typo is no default)."""
+    allowed = list(allowed)
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        raise ValueError(
+            f"unknown field(s) {', '.join(shown(k) for k in unknown)}; allowed: {', '.join(allowed) or 'none'}"
+        )
+
+
+async def _http_error(request: Any, exc: HTTPException) -> JSONResponse:
+    """A route that does not exist, or a method it does not take, as JSON like every refusal
+    (a 405 keeps its ``Allow`` header)."""
+    response = error_response(f"{exc.detail}: {request.method} {request.url.path}", exc.status_code)
+    response.headers.update(exc.headers or {})
+    return response
+
+
+#: The apps' handlers for Starlette's own refusals (404, 405): ``{"error": ...}`` as every other.
+JSON_ERRORS = {404: _http_error, 405: _http_error}
 
 
 def guards(allowed_hosts: Iterable[str] | None = None, max_body: int = MAX_BODY) -> list[Middleware]:

@@ -30,7 +30,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from tabletop.guard import error_response, guards, json_object, shown
+from tabletop.guard import JSON_ERRORS, check_fields, error_response, guards, json_object, shown
 from tabletop.scorebuddy import DEFAULT_TARGET, QUICK_KEYS, TARGET_PRESETS, VARIANTS, ScoreBook, hand_value
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -94,6 +94,7 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
     async def setup(request: Request) -> Response:
         try:
             data = await json_object(request)
+            check_fields(data, ("players", "target", "variant"))
             book = ScoreBook(data.get("players"), data.get("target", DEFAULT_TARGET), data.get("variant", "standard"))
         except ValueError as err:
             return error_response(str(err))
@@ -105,6 +106,7 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
         return JSONResponse(book_state(book))
 
     def hand(book: ScoreBook, data: dict[str, Any]) -> None:
+        check_fields(data, ("closer", "points", "points_by_player"))
         if "points_by_player" in data:
             book.record_reverse_hand(data["points_by_player"], data.get("closer"))
         elif "closer" in data and "points" in data:
@@ -114,7 +116,9 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
 
     async def value(request: Request) -> Response:
         try:
-            cards = (await json_object(request)).get("cards", "")
+            data = await json_object(request)
+            check_fields(data, ("cards",))
+            cards = data.get("cards", "")
             if not isinstance(cards, (str, list)):
                 raise ValueError(f"cards are a string such as 'R7 GS W+4' or a list of card names, got {shown(cards)}")
             return JSONResponse({"value": hand_value(cards)})
@@ -139,8 +143,10 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
         Route("/api/book", get_book),
         Route("/api/setup", setup, methods=["POST"]),
         Route("/api/hand", change(hand), methods=["POST"]),
-        Route("/api/undo", change(lambda book, data: book.undo()), methods=["POST"]),
-        Route("/api/new-match", change(lambda book, data: book.new_match()), methods=["POST"]),
+        Route("/api/undo", change(lambda book, data: (check_fields(data, ()), book.undo())), methods=["POST"]),
+        Route(
+            "/api/new-match", change(lambda book, data: (check_fields(data, ()), book.new_match())), methods=["POST"]
+        ),
         Route("/api/hand-value", value, methods=["POST"]),
         Route("/export.csv", export),
         Mount("/static", StaticFiles(directory=STATIC_DIR)),
@@ -156,4 +162,4 @@ def create_app(store_path: Path, allowed_hosts: Iterable[str] | None = None) -> 
         return RedirectResponse("/score/")
 
     routes = [Route("/", home), Mount("/score", routes=scorebuddy_routes(store_path))]
-    return Starlette(routes=routes, middleware=guards(allowed_hosts))
+    return Starlette(routes=routes, middleware=guards(allowed_hosts), exception_handlers=JSON_ERRORS)

@@ -128,6 +128,8 @@ class TableSession:
             if target is not None:  # else the rules' own default (500)
                 options.setdefault("target_score", target)
         self.rules = self.module.Rules.from_dict(options)
+        if target is not None and not getattr(self.rules, "match", False):
+            raise ValueError(f"target is the target score of a match; {game} with these rules plays no match")
         if position is not None and "num_players" in position:
             num_players = int(position["num_players"])
         if num_players is None:  # the game's smallest table: 2 for classic UNO, the trick game's 4

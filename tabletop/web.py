@@ -37,9 +37,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agents.registry import AGENT, SEARCH, policy_table
+from envs.config import MAX_SEED
 from envs.games import GAMES
 from envs.games import game as game_info
-from tabletop.guard import error_response, guards, json_object, shown
+from tabletop.guard import JSON_ERRORS, check_fields, error_response, guards, json_object, shown
 from tabletop.moves import MoveError
 from tabletop.scorebuddy import DEFAULT_STORE
 from tabletop.scorebuddy_web import scorebuddy_routes
@@ -51,7 +52,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_TABLES = 64
 #: A table nobody has touched for this long (seconds) is closed when room is needed.
 IDLE_SECONDS = 2 * 3600
-#: Integers a request may give (seed, players, seat, target): beyond this they are refused.
+#: Integers a request may give (players, seat, target): beyond this they are refused (a seed
+#: may be any the terminal takes, up to ``envs.config.MAX_SEED``).
 MAX_INT = 2**31 - 1
 
 
@@ -110,7 +112,8 @@ def _opponents(game: str, value: Any) -> list[str]:
     return value
 
 
-def _int(data: dict[str, Any], key: str, default: int | None) -> int | None:
+def _int(data: dict[str, Any], key: str, default: int | None, most: int = MAX_INT) -> int | None:
+    """An integer field of a request, at most ``most`` in size (a seed: any the terminal takes)."""
     value = data.get(key, default)
     if value is None or value == "":
         return default
@@ -120,8 +123,8 @@ def _int(data: dict[str, Any], key: str, default: int | None) -> int | None:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{key} must be an integer, got {shown(value)}")
-    if not -MAX_INT <= value <= MAX_INT:
-        raise ValueError(f"{key} must be an integer of at most {MAX_INT:,} in size, got {shown(value)}")
+    if not -most <= value <= most:
+        raise ValueError(f"{key} must be an integer of at most {most:,} in size, got {shown(value)}")
     return value
 
 
@@ -144,19 +147,14 @@ def create_app(store_path: Path = Path(DEFAULT_STORE), allowed_hosts: Iterable[s
     async def new(request: Request) -> Response:
         try:
             data = await json_object(request)
-            unknown = set(data) - {"game", "players", "opponents", "target", "seed", "rules", "seat"}
-            if unknown:
-                raise ValueError(
-                    f"unknown field(s) {', '.join(sorted(unknown))}; "
-                    "allowed: game, players, opponents, target, seed, rules, seat"
-                )
+            check_fields(data, ("game", "players", "opponents", "target", "seed", "rules", "seat"))
             game = data.get("game", "uno")
             if not isinstance(game, str) or game not in GAMES:
                 raise ValueError(f"game must be one of {', '.join(GAMES)}, got {shown(game)}")
             rules = data.get("rules") or {}
             if not isinstance(rules, dict):
                 raise ValueError(f"rules must be an object of rules options, got {shown(rules)}")
-            seed = _int(data, "seed", None)
+            seed = _int(data, "seed", None, MAX_SEED)
             session = TableSession(
                 game=game,
                 num_players=int(_int(data, "players", game_info(game).table_sizes.start)),
@@ -238,6 +236,6 @@ def create_app(store_path: Path = Path(DEFAULT_STORE), allowed_hosts: Iterable[s
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Mount("/score", routes=scorebuddy_routes(Path(store_path))),
     ]
-    app = Starlette(routes=routes, middleware=guards(allowed_hosts))
+    app = Starlette(routes=routes, middleware=guards(allowed_hosts), exception_handlers=JSON_ERRORS)
     app.state.tables = tables
     return app

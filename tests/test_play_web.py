@@ -123,3 +123,25 @@ def test_an_agent_at_a_table_it_was_not_fitted_to_comes_with_a_note(client: Test
     res = client.post("/api/new", json={"game": "uno", "players": 3, "opponents": "agent", "seed": 3})
     (note,) = res.json()["notes"]
     assert note.startswith("agent: models/uno_4p_ppo.pt was fitted under") and "4 players (this table: 3)" in note
+
+
+def test_the_api_refuses_what_the_terminal_refuses_and_takes_what_it_takes(client: TestClient) -> None:
+    """A target where no match is played is refused (the CLI refuses --target); a seed may be
+    any the terminal takes, so a terminal game can be dealt again on the page."""
+    for body in ({"game": "tricks", "target": 300}, {"game": "uno", "rules": {"match": False}, "target": 300}):
+        response = client.post("/api/new", json=body)
+        assert response.status_code == 400 and "plays no match" in response.json()["error"]
+    assert client.post("/api/new", json={"game": "uno", "seed": 2**63 - 1}).status_code == 200
+    assert "at most 9,223,372,036,854,775,807" in client.post("/api/new", json={"seed": 2**63}).json()["error"]
+
+
+def test_unknown_routes_methods_and_fields_are_refused_as_json(client: TestClient) -> None:
+    response = client.get("/api/nothing")
+    assert response.status_code == 404 and response.json() == {"error": "Not Found: GET /api/nothing"}
+    response = client.get("/api/new")
+    assert response.status_code == 405 and response.headers["allow"] == "POST"
+    assert response.json()["error"] == "Method Not Allowed: GET /api/new"
+    response = client.post("/score/api/setup", json={"players": ["Anna", "Bo"], "colour": 1})
+    assert response.json() == {"error": "unknown field(s) 'colour'; allowed: players, target, variant"}
+    assert client.post("/score/api/setup", json={"players": ["Anna", "Bo"]}).status_code == 200
+    assert "allowed: none" in client.post("/score/api/undo", json={"all": True}).json()["error"]
