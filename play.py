@@ -26,6 +26,19 @@ from tabletop.moves import MoveError
 from tabletop.scorebuddy import DEFAULT_STORE, DEFAULT_TARGET
 
 
+def _check_port(host: str, port: int, parser: argparse.ArgumentParser) -> None:
+    """Refuse a host and port the server could not listen on, before announcing its address."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind((host, port))
+    except OSError as err:
+        parser.error(f"cannot listen on {host} port {port}: {err.strerror or err} (try another --port)")
+
+
 def _rules_options(items: Sequence[str], parser: argparse.ArgumentParser) -> dict:
     """Rules options as every command reads them (``envs.config.rules_options``)."""
     from envs.config import rules_options
@@ -114,9 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tabletop.guard import LOCAL_HOSTS
         from tabletop.web import create_app
 
-        hosts = [*LOCAL_HOSTS, args.host, *args.allow_host]
+        shown_host = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address, as URLs write it
+        hosts = [*LOCAL_HOSTS, shown_host, *args.allow_host]
         app = create_app(store_path=args.store, allowed_hosts=hosts)
-        print(f"unolab table on http://{args.host}:{args.port}/  (Score Buddy: /score/)")
+        _check_port(args.host, args.port, parser)
+        print(f"unolab table on http://{shown_host}:{args.port}/  (Score Buddy: /score/)")
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
         return 0
 

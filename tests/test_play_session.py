@@ -435,6 +435,21 @@ def test_play_py_refuses_bad_values_by_name_before_the_game(tmp_path: Any, capsy
     assert book.read_text() == "[1, 2]"  # a damaged book is left as it was
 
 
+def test_play_py_web_refuses_a_port_in_use_before_announcing_it(capsys: Any) -> None:
+    import socket
+
+    from play import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(SystemExit):
+            main(["--web", "--port", str(port)])
+    captured = capsys.readouterr()
+    assert f"cannot listen on 127.0.0.1 port {port}" in captured.err and "unolab table on" not in captured.out
+
+
 def test_a_session_without_a_seed_deals_its_next_game_from_a_secret(monkeypatch: Any) -> None:
     """A finished game's record gives the session's seed away (the engine's seeding can be
     undone): without a given seed, the next deal must not follow from it. Two sessions whose
