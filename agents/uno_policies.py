@@ -83,7 +83,7 @@ _NC = NUM_COLOURED_TYPES  # 52 coloured card types (colour * 13 + kind), also th
 _W = slice(A.PLAY_WILD, A.PLAY_WILD + 4)  # play W naming R, Y, G, B
 _W4 = slice(A.PLAY_WILD_DRAW_FOUR, A.PLAY_WILD_DRAW_FOUR + 4)
 _NAME = slice(A.CHOOSE_COLOUR, A.CHOOSE_COLOUR + 4)  # colour R, Y, G, B of a starting Wild
-_SWAP = slice(A.SWAP, A.SWAP + 9)  # swap hands with relative seat 1..9 (seven_zero)
+_SWAP = slice(A.SWAP, A.NUM_ACTIONS)  # swap hands with relative seat 1..9 (seven_zero)
 _CARD_KIND = TYPE_KIND[:_NC].astype(np.int64)
 _CARD_VALUE = TYPE_VALUE[:_NC].astype(np.float64)
 _IS_SKIP = (_CARD_KIND == KIND_SKIP).astype(np.float64)

@@ -25,6 +25,7 @@ import numpy as np
 
 from envs.cards import COLOURS, NUM_COLOURED_TYPES, TYPE_NAMES, WILD, WILD_DRAW_FOUR
 from envs.core import action_lookup
+from envs.uno.rules import MAX_PLAYERS
 
 PLAY_WILD = NUM_COLOURED_TYPES  # 52: + colour index
 PLAY_WILD_DRAW_FOUR = PLAY_WILD + 4  # 56: + colour index
@@ -37,7 +38,7 @@ UNO = 64
 SILENT = 65
 CHOOSE_COLOUR = 66  # + colour index
 SWAP = 70  # + relative seat - 1: swap hands with the player 1..9 seats on
-NUM_ACTIONS = 79
+NUM_ACTIONS = SWAP + MAX_PLAYERS - 1  # 79: a swap with every other seat of the largest table
 
 ACTION_NAMES: tuple[str, ...] = (
     tuple(f"play {TYPE_NAMES[t]}" for t in range(NUM_COLOURED_TYPES))
@@ -45,7 +46,7 @@ ACTION_NAMES: tuple[str, ...] = (
     + tuple(f"play W+4 {c}" for c in COLOURS)
     + ("draw", "pass", "challenge", "accept", "uno", "silent")
     + tuple(f"colour {c}" for c in COLOURS)
-    + tuple(f"swap {k}" for k in range(1, 10))
+    + tuple(f"swap {k}" for k in range(1, MAX_PLAYERS))
 )
 assert len(ACTION_NAMES) == NUM_ACTIONS
 #: Actions added after the first layout (``agents.learned`` fits older checkpoints by name).
