@@ -53,13 +53,16 @@ def load_training_config(path: Path, overrides: list[str]) -> Any:
     return PPOConfig.from_mapping(data)
 
 
-def evaluate_agent(cfg: Any, agent_path: Path, seed: int = 12345, games: int | None = None) -> list[dict[str, Any]]:
+def evaluate_agent(
+    cfg: Any, agent_path: Path, seed: int | None = None, games: int | None = None
+) -> list[dict[str, Any]]:
     """The agent against each evaluation opponent, on duplicate deals in every seating:
     head to head at two seats, one agent and n-1 copies of the opponent at bigger tables,
     team against team in the trick game (``games``: at least that many, default ``eval_games``)."""
-    from tournament.eval_opponents import evaluate_policy
+    from tournament.eval_opponents import EVAL_SEED, evaluate_policy
 
-    return evaluate_policy(cfg, {"name": "agent", "checkpoint": str(agent_path)}, seed, games)
+    spec = {"name": "agent", "checkpoint": str(agent_path)}
+    return evaluate_policy(cfg, spec, EVAL_SEED if seed is None else seed, games)
 
 
 def warm_start(cfg: Any, trainer: Any, writer: Any, progress: Any) -> None:

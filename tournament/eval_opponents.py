@@ -9,8 +9,12 @@ from typing import Any
 from envs.games import game as game_info
 from tournament.config import TournamentConfig
 
+#: The deals every training evaluation plays (so a run's curve, its final figure and the
+#: studies' "for scale" rows are measured on the same games).
+EVAL_SEED = 12345
 
-def evaluate_policy(cfg: Any, player: Any, seed: int = 12345, games: int | None = None) -> list[dict[str, Any]]:
+
+def evaluate_policy(cfg: Any, player: Any, seed: int = EVAL_SEED, games: int | None = None) -> list[dict[str, Any]]:
     """``player`` (a policy spec) against each of ``cfg.eval_opponents`` in every seating: head
     to head at two seats, one ``player`` and n-1 copies of the opponent at bigger tables, team
     against team in the trick game (``games``: at least that many, default ``eval_games``).
