@@ -94,6 +94,7 @@ class SearchPolicy(SeededPolicy):
     game = "any"
     default_depth = 0  # a game's recommended setting (``depth`` and ``value`` left out)
     default_value = ""
+    default_rollout: Any = "heuristic"  # the rollout policy (``rollout`` left out)
 
     @classmethod
     def files_read(cls, params: dict[str, Any], game: str, players: int) -> list[str]:
@@ -102,7 +103,7 @@ class SearchPolicy(SeededPolicy):
         from agents.registry import SEARCH, files_read, split_spec
 
         value = params.get("value", cls.default_value)
-        rollout = params.get("rollout", "heuristic")
+        rollout = params.get("rollout", cls.default_rollout)
         rollout_files = files_read(game, rollout, players) if split_spec(rollout)[0] != SEARCH else []
         return ([value_file(value, game, players)] if value else []) + rollout_files
 
@@ -110,7 +111,7 @@ class SearchPolicy(SeededPolicy):
         self,
         seed: int | None = None,
         worlds: int = 16,
-        rollout: Any = "heuristic",
+        rollout: Any = None,
         confidence: float = 1.0,
         depth: int | None = None,
         value: str | None = None,
@@ -121,6 +122,7 @@ class SearchPolicy(SeededPolicy):
         super().__init__(seed)
         from agents.registry import SEARCH, make_policy, split_spec
 
+        rollout = self.default_rollout if rollout is None else rollout
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise ValueError(f"worlds must be a positive integer, got {worlds!r}")
         if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
