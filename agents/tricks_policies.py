@@ -25,6 +25,7 @@ from agents.policy import RandomPolicy, SeededPolicy, as_masks
 from envs.uno_tricks import actions as A
 from envs.uno_tricks.kernel import NUMBER_COPIES
 from envs.uno_tricks.observation import FIELDS, OBS_SIZE, SPECIAL_NAMES, SWAP
+from envs.uno_tricks.rules import PLUS2_DRAW, PLUS4_DRAW
 
 __all__ = ["GreedyPolicy", "HeuristicPolicy", "TRICKS_POLICIES"]
 
@@ -262,7 +263,7 @@ class HeuristicPolicy(SeededPolicy):
             upto = h @ _UPTO  # cards held up to n, and before n
             before = upto - h
             base = plain[rows] - _rep10(self.exchange_cost * fading[rows])
-            for combo, k in ((A.PLUS2, 2.0), (A.PLUS4, 4.0)):  # (as if the pile had them all)
+            for combo, k in ((A.PLUS2, PLUS2_DRAW), (A.PLUS4, PLUS4_DRAW)):  # (as if the pile had them all)
                 lowest = np.minimum(upto, k)
                 lowest -= np.minimum(before, k)  # of the k lowest cards, how many are n
                 lowest *= worse

@@ -74,7 +74,7 @@ from envs.cards import (
 from envs.core import check_rng_state, read_bool, read_int, read_list, read_number, shown_value
 from envs.positions import check_keys, read_rng, read_seat, rng_state
 from envs.uno.engine import PHASE_NAMES, UnoEngine
-from envs.uno.kernel import SWAP_KIND, holds_colour, playable
+from envs.uno.kernel import DRAW_TWO_DRAW, SWAP_KIND, WILD_DRAW_FOUR_DRAW, holds_colour, playable
 from envs.uno.observation import DECK_POINTS
 
 REQUIRED = ("num_players", "hands", "draw_pile", "discard_pile", "colour", "direction", "current_player", "phase")
@@ -96,7 +96,8 @@ OPTIONAL = (
 #: Most hands a position's match may have played (``hand_number``): far more than any match needs.
 MAX_HAND_NUMBER = 10**9
 #: Stacked draw cards: 2 for each of the deck's 8 Draw Twos, 4 for each of its 4 Wild Draw Fours.
-MAX_PENDING_DRAW = 2 * int(TYPE_COPIES[TYPE_KIND == KIND_DRAW_TWO].sum()) + 4 * int(TYPE_COPIES[WILD_DRAW_FOUR])
+MOST_FROM_DRAW_TWOS = DRAW_TWO_DRAW * int(TYPE_COPIES[TYPE_KIND == KIND_DRAW_TWO].sum())
+MAX_PENDING_DRAW = MOST_FROM_DRAW_TWOS + WILD_DRAW_FOUR_DRAW * int(TYPE_COPIES[WILD_DRAW_FOUR])
 
 
 def position_of(eng: UnoEngine, i: int) -> dict[str, Any]:
@@ -250,9 +251,12 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     current = read_seat(pos["current_player"], P, "current_player")
 
     pending = read_int(pos.get("pending_draw", 0), "pending_draw", 0, MAX_PENDING_DRAW)
-    if pending % 2:
-        raise ValueError(f"pending_draw must be even (2 cards per Draw Two, 4 per Wild Draw Four), got {pending}")
-    if pending > 2 * int(TYPE_COPIES[TYPE_KIND == KIND_DRAW_TWO].sum()) and not rules.stack_wild_draw_four:
+    if pending % DRAW_TWO_DRAW:
+        raise ValueError(
+            f"pending_draw must be a sum of {DRAW_TWO_DRAW}s and {WILD_DRAW_FOUR_DRAW}s (a Draw Two's and a Wild "
+            f"Draw Four's), got {pending}"
+        )
+    if pending > MOST_FROM_DRAW_TWOS and not rules.stack_wild_draw_four:
         raise ValueError(f"pending_draw {pending} is more than the deck's Draw Twos make without stack_wild_draw_four")
     stack_tops = (KIND_DRAW_TWO, TYPE_KIND[WILD_DRAW_FOUR]) if rules.stack_wild_draw_four else (KIND_DRAW_TWO,)
     if pending and (not rules.stacking or phase_name not in ("play", "uno") or TYPE_KIND[top] not in stack_tops):
@@ -260,9 +264,11 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
             "pending_draw > 0 needs the stacking rule, phase 'play' or 'uno' and a Draw Two on top "
             "(or a Wild Draw Four with stack_wild_draw_four)"
         )
-    if pending and TYPE_KIND[top] == KIND_DRAW_TWO and pending > 2 * int(TYPE_COPIES[TYPE_KIND == KIND_DRAW_TWO].sum()):
-        raise ValueError(f"pending_draw {pending} on a Draw Two: only Draw Twos lie under one, at most 16")
-    if pending and top == WILD_DRAW_FOUR and phase_name == "play" and pending < 6:
+    if pending and TYPE_KIND[top] == KIND_DRAW_TWO and pending > MOST_FROM_DRAW_TWOS:
+        raise ValueError(
+            f"pending_draw {pending} on a Draw Two: only Draw Twos lie under one, at most {MOST_FROM_DRAW_TWOS}"
+        )
+    if pending and top == WILD_DRAW_FOUR and phase_name == "play" and pending < WILD_DRAW_FOUR_DRAW + DRAW_TWO_DRAW:
         raise ValueError(
             f"pending_draw {pending} on a stacked Wild Draw Four: it counts its own 4 and what it answered (at least 6)"
         )

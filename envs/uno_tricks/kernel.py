@@ -61,7 +61,15 @@ from envs.rng import next_deal_one, random_words_one, shuffle_one
 from envs.state_table import Part, state_type
 from envs.uno_tricks import actions as A
 from envs.uno_tricks.observation import DRAW, FIELDS, LAY, OVER, RETURN, SPECIAL_KINDS, SWAP
-from envs.uno_tricks.rules import NUM_PLAYERS, NUMBERS_DEALT, POINTS_REWARD_SCALE, SPECIALS_DEALT
+from envs.uno_tricks.rules import (
+    LITERAL_RETURNS,
+    NUM_PLAYERS,
+    NUMBERS_DEALT,
+    PLUS2_DRAW,
+    PLUS4_DRAW,
+    POINTS_REWARD_SCALE,
+    SPECIALS_DEALT,
+)
 
 # The phases (LAY ... OVER) are named in envs.uno_tricks.observation; OVER only with auto_reset off.
 
@@ -385,7 +393,7 @@ def lay_card(s: TricksState, g: int, number: int, combo: int) -> bool:
     elif combo == A.PAIR:
         pair_takes_specials(s, g, p)
     elif combo == A.PLUS2 or combo == A.PLUS4:
-        s.draw_limit[g] = 2 if combo == A.PLUS2 else 4
+        s.draw_limit[g] = PLUS2_DRAW if combo == A.PLUS2 else PLUS4_DRAW
         s.phase[g] = DRAW
         return False
     elif combo == A.REVERSE:
@@ -429,7 +437,7 @@ def draw_cards(s: TricksState, g: int, wanted: int, returns_drawn: bool) -> bool
     if zeros >= ZEROS_FOR_BONUS:
         give(s, g, p, take_top(s.specials_cards, s.specials_start, s.specials_count, g))
     s.draw_limit[g] = 0
-    returns = drawn if returns_drawn else min(2, s.number_count[g, p])
+    returns = drawn if returns_drawn else min(LITERAL_RETURNS, s.number_count[g, p])
     s.returns_left[g] = returns
     s.phase[g] = RETURN
     return returns == 0

@@ -61,7 +61,7 @@ from envs.positions import check_keys, read_rng, read_seat, rng_state
 from envs.uno_tricks.engine import PHASE_NAMES, TricksEngine
 from envs.uno_tricks.kernel import NUMBER_TYPE_IDS, SPECIAL_TYPE_IDS
 from envs.uno_tricks.observation import FIELDS, SPECIAL_NAMES
-from envs.uno_tricks.rules import NUM_PLAYERS, NUMBERS_DEALT
+from envs.uno_tricks.rules import LITERAL_RETURNS, NUM_PLAYERS, NUMBERS_DEALT, PLUS2_DRAW, PLUS4_DRAW
 
 REQUIRED = ("hands", "specials", "number_pile", "special_pile", "table", "leader", "current_player", "phase")
 OPTIONAL = (
@@ -260,14 +260,17 @@ def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
     elif phase_name in ("draw", "return", "swap") and not laid_here:
         raise ValueError(f"phase '{phase_name}' follows the current player's card: table[{current}] is empty")
     if phase_name == "draw":
-        limits = {2: KIND_DRAW_TWO, 4: KIND_WILD_DRAW_FOUR}
-        draw_limit = read_int(pos.get("draw_limit", 4 if limits[4] in own_specials else 2), "draw_limit", 2, 4)
+        limits = {PLUS2_DRAW: KIND_DRAW_TWO, PLUS4_DRAW: KIND_WILD_DRAW_FOUR}
+        implied = PLUS4_DRAW if KIND_WILD_DRAW_FOUR in own_specials else PLUS2_DRAW
+        draw_limit = read_int(pos.get("draw_limit", implied), "draw_limit", PLUS2_DRAW, PLUS4_DRAW)
         if draw_limit not in limits or limits[draw_limit] not in own_specials or len(own_specials) != 1:
-            raise ValueError("phase 'draw' follows a +2 (draw_limit 2) or a +4 (draw_limit 4) laid alone")
-    elif read_int(pos.get("draw_limit", 0), "draw_limit", 0, 4):
+            raise ValueError(
+                f"phase 'draw' follows a +2 (draw_limit {PLUS2_DRAW}) or a +4 (draw_limit {PLUS4_DRAW}) laid alone"
+            )
+    elif read_int(pos.get("draw_limit", 0), "draw_limit", 0, PLUS4_DRAW):
         raise ValueError("draw_limit is only set in phase 'draw'")
-    # Cards still to put back: as many as were drawn (at most 4) or exactly two (the literal rule).
-    most_returns = 4 if drawn_returns else 2
+    # Cards still to put back: as many as were drawn (at most a +4's) or exactly two (the literal rule).
+    most_returns = PLUS4_DRAW if drawn_returns else LITERAL_RETURNS
     if phase_name == "return":
         returns_left = read_int(pos.get("returns_left", 0), "returns_left", 1, most_returns)
         if returns_left > numbers_held[current]:

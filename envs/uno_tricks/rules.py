@@ -11,6 +11,9 @@ from envs.core import RulesBase
 NUM_PLAYERS = 4  # partners sit opposite: seats 0 and 2 are team A, 1 and 3 team B
 NUMBERS_DEALT = 10
 SPECIALS_DEALT = 3
+PLUS2_DRAW = 2  # number cards a +2 lets its player draw (at most)
+PLUS4_DRAW = 4  # ... and a +4
+LITERAL_RETURNS = 2  # cards put back after drawing under exchange_returns="two"
 
 #: ``reward="points"`` pays (own team's points - the other team's) times this constant.
 POINTS_REWARD_SCALE = 0.01
