@@ -179,8 +179,7 @@ class ScoreBook:
         """The leaderboard, best first (highest total in standard scoring, lowest in reverse);
         ties keep seat order and share a rank."""
         totals = self.totals()
-        sign = -1 if self.variant == "standard" else 1
-        order = sorted(self.players, key=lambda name: (sign * totals[name], self.players.index(name)))
+        order = [self.players[p] for p in self.rules.standing_order([totals[name] for name in self.players])]
         leaders = set(self._leaders()) if self.hands else set()
         rows: list[Standing] = []
         for i, name in enumerate(order):

@@ -68,6 +68,7 @@ def view(pos: Position, seat: int, rules: Any, names: list[str]) -> View:
         "target": target,
         "scoring": rules.scoring,
         "needed_label": needed_label(rules.scoring),
+        "standing": rules.standing_order(scores),  # seats, leader first
         "drawn_card": None,
         "challenge_from": None,
         "revealed": None,
@@ -241,6 +242,7 @@ def story(session: TableSession, event: Event, before: Position, after: Position
             "points": points,
             "scores": scores,
             "needed": [max(rules.target_score - s, 0) for s in scores] if rules.match else None,
+            "order": rules.standing_order(scores),  # leader first
         }
     event.text = text
 
@@ -281,7 +283,7 @@ def standings(info: dict[str, Any], names: list[str], rules: Any) -> Table:
     table = Table(title=f"Hand over: {names[info['winner']]} went out")
     for col in ("player", "this hand", "total", needed_label(rules.scoring)):
         table.add_column(col)
-    order = sorted(range(len(names)), key=lambda s: info["scores"][s], reverse=rules.scoring == "standard")
+    order = rules.standing_order(info["scores"])
     for s in order:
         needed = "" if info["needed"] is None else str(info["needed"][s])
         table.add_row(names[s], f"+{info['points'][s]}", str(info["scores"][s]), needed)

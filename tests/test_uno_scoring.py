@@ -195,3 +195,16 @@ def test_finished_games_report_winners_and_final_scores_whatever_the_reward(opti
         scores[done] = 0
         ended += int(done.sum())
     assert not eng.game_winners[~done].any()
+
+
+def test_standing_order_puts_the_match_leader_first_ties_in_seat_order():
+    """One order for every leaderboard (terminal, page, Score Buddy): the leader by
+    match_leaders_one first, ties in seat order."""
+    from envs.uno import UnoRules
+
+    totals = [120, 300, 120, 40]
+    assert UnoRules().standing_order(totals) == [1, 0, 2, 3]
+    assert UnoRules(scoring="reverse").standing_order(totals) == [3, 0, 2, 1]
+    for rules in (UnoRules(), UnoRules(scoring="reverse")):
+        leaders = rules.match_winners(np.array(totals))
+        assert leaders[rules.standing_order(totals)[0]]

@@ -8,6 +8,7 @@ a mapping into rules and refuses unknown keys by name.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -178,6 +179,12 @@ class UnoRules(RulesBase):
         for row, out in zip(rows, leaders, strict=True):
             match_leaders_one(row, reverse, out)
         return leaders.reshape(scores.shape)
+
+    def standing_order(self, totals: Sequence[int]) -> list[int]:
+        """Seats leader first by their match totals (:func:`match_leaders_one`'s order: the
+        highest first in standard scoring, the lowest in reverse); ties keep seat order."""
+        sign = 1 if self.scoring == "reverse" else -1
+        return sorted(range(len(totals)), key=lambda p: (sign * int(totals[p]), p))
 
     def check_players(self, num_players: int) -> None:
         """Raise ``ValueError`` unless these rules can be played by ``num_players``."""

@@ -125,8 +125,8 @@ async function startGame() {
     game,
     players: tableSize((await gameOptions()).games[game]), // the seats the form shows
     opponents: [...document.querySelectorAll("#seats select")].map((s) => s.value),
-    target: Number($("#target").value),
   };
+  if (!$("#target-row").hidden) body.target = Number($("#target").value); // a match's target only
   if (game === "uno") {
     body.rules = { scoring: $("#scoring").value };
     // a box turns its rule on, or sets the value it names (data-value="false": must_play_drawn off)
@@ -197,7 +197,7 @@ function showHandOver(e) {
   const info = e.hand_over;
   const names = e.view.players.map((p) => p.name);
   $("#hand-over-title").textContent = `Hand over: ${names[info.winner]} went out`;
-  const order = names.map((_, s) => s).sort((a, b) => (e.view.scoring === "reverse" ? info.scores[a] - info.scores[b] : info.scores[b] - info.scores[a]));
+  const order = info.order;  // leader first, as the server orders them
   let html = `<tr><th>player</th><th>this hand</th><th>total</th><th>${e.view.needed_label}</th></tr>`;
   for (const s of order) html += `<tr><td>${names[s]}</td><td>+${info.points[s]}</td><td>${info.scores[s]}</td><td>${info.needed ? info.needed[s] : ""}</td></tr>`;
   $("#hand-over-table").innerHTML = html;
@@ -472,7 +472,7 @@ function renderTricks(moves) {
 function renderStandings() {
   const t = $("#standings");
   if (view.game === "uno") {
-    const rows = [...view.players].sort((a, b) => (view.scoring === "reverse" ? a.score - b.score : b.score - a.score));
+    const rows = view.standing.map((s) => view.players[s]);  // leader first, as the server orders them
     let html = `<tr><th>player</th><th>score</th><th>${view.needed_label}</th></tr>`;
     for (const p of rows) html += `<tr class="${p.you ? "you" : ""}" data-seat="${p.seat}"><td>${p.name}</td><td>${p.score}</td><td>${p.needed ?? ""}</td></tr>`;
     t.innerHTML = html;
