@@ -117,7 +117,8 @@ def check_table(players: int) -> None:
 
 
 def play(players: int, entrant: Any, games: int, seed: int) -> dict[str, Any]:
-    """The entrant at seat ``g mod players`` of game ``g``, ``heuristic`` elsewhere: its wins."""
+    """The entrant (a policy spec, a cheat's key or a policy object) at seat ``g mod players`` of
+    game ``g``, ``heuristic`` elsewhere: its wins."""
     eng = UnoEngine(games, players, UnoRules(), seed=seed, auto_reset=False)
     obs, mask = eng.reset()
     seat = np.arange(games) % players
@@ -125,6 +126,8 @@ def play(players: int, entrant: Any, games: int, seed: int) -> dict[str, Any]:
     cheat = isinstance(entrant, str) and entrant in CHEATS
     if cheat:
         policy = CHEATS[entrant](seed=seed + 2, **SEARCH)
+    elif callable(entrant):  # a policy object (another bench's measurement)
+        policy = entrant
     else:
         policy = make_policy("uno", entrant_spec(entrant, players), seed=seed + 2)
     won = np.zeros(games, bool)

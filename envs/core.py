@@ -465,6 +465,12 @@ class BatchedEngine:
         if self._mask is None:
             self._mask = self._legal_mask()
         B, P = self.num_games, self.num_players
+        last_step = (  # the last step's report, kept if this one is refused
+            getattr(self, "_rewards", None),
+            getattr(self, "_done", None),
+            self.game_winners,
+            self.final_scores,
+        )
         self._rewards = np.zeros((B, P), np.float32)
         self._done = np.zeros(B, bool)
         self.game_winners = np.zeros((B, P), bool)
@@ -475,7 +481,8 @@ class BatchedEngine:
         # from their own streams, and writes the next observations and masks.
         deal_here = self.auto_reset and self.next_game_seeds is None
         bad = self._step_kernel(actions, obs, mask, deal_here)
-        if bad >= 0:
+        if bad >= 0:  # nothing changed: the last step's report (who won, the scores) stands too
+            self._rewards, self._done, self.game_winners, self.final_scores = last_step
             self._refuse(actions, bad)
         finished = self._done.nonzero()[0] if self.auto_reset and not deal_here else ()
         if len(finished):

@@ -66,3 +66,22 @@ def test_a_table_size_without_its_agent_is_refused_before_hours_of_play() -> Non
         check_table(3)
     with pytest.raises(ValueError, match="classic UNO is for 2 to 10 players, got 11"):
         check_table(11)
+
+
+def test_rollout_values_smoke_run_writes_only_where_out_says(tmp_path) -> None:
+    """bench/rollout_values.py --quick: values every legal action, fits, measures, and writes
+    its JSON to --out only."""
+    import json
+
+    from bench.rollout_values import main
+
+    out = tmp_path / "values.json"
+    assert main(["--quick", "--margins", "0.1", "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["decisions"] == 2000 and result["held_out"]["decisions"] == 100
+    assert [row["entrant"] for row in result["table"]] == [
+        "heuristic",
+        "network alone",
+        "heuristic, network where it predicts +0.1",
+    ]
+    assert all(row["games"] == 400 for row in result["table"])

@@ -86,6 +86,19 @@ def test_rng_state_untouched_by_a_refused_step():
 
 
 # ---------------------------------------------------------------- rules
+def test_a_refused_step_keeps_the_last_steps_report_of_ended_games():
+    """Who won and the final scores of games that ended on the last good step survive a
+    refused step (RULES.md: an illegal action leaves the state unchanged)."""
+    eng = engine([position([["R7"], ["G5", "G3"]], top="R5"), position([["R7", "R8"], ["G5", "G3"]], top="R5")])
+    _, _, rewards, done = eng.step(np.array([action_id("play R7"), action_id("play R7")]))
+    assert done[0] and eng.game_winners[0, 0]
+    report = (rewards.copy(), done.copy(), eng.game_winners.copy(), eng.final_scores.copy())
+    with pytest.raises(IllegalActionError):
+        eng.step(np.array([action_id("draw"), action_id("play R8")]))
+    for kept, now in zip(report, (eng._rewards, eng._done, eng.game_winners, eng.final_scores), strict=True):
+        np.testing.assert_array_equal(kept, now)
+
+
 def test_unknown_rules_option_is_named_with_the_allowed_ones():
     with pytest.raises(ValueError, match=r"unknown UnoRules option\(s\) stacking_draw_four; allowed: hand_size"):
         UnoRules.from_dict({"stacking_draw_four": True})

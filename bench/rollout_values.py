@@ -1,0 +1,238 @@
+"""One step of policy improvement over ``heuristic``, learned from rollouts in the true deal.
+
+A question about the 4-player agents' plateau (docs/agents.md): is ``heuristic`` close to the
+best a fair player can do at a table of three ``heuristic`` players, one decision at a time?
+Policy improvement answers it without the noise of PPO's advantages:
+
+1. **Values.** Decisions are sampled from ``heuristic`` self-play. At each, every legal
+   action is played in a copy of the *true* game (the real hands and pile order, the same
+   random streams: common random numbers), and ``heuristic`` plays every seat to the end.
+   The player's result is that action's value in that deal.
+2. **Fit.** A network reads the player's *observation* and predicts every legal action's
+   value, centred on their mean (squared error). The best it can learn is each action's
+   value averaged over the deals the observation allows, weighted as ``heuristic`` play
+   makes them: the exact target of one step of policy improvement for a fair player.
+3. **Measure.** On held-out decisions: the value of the network's choice minus that of
+   ``heuristic``'s, paired, with its 95% interval. At the table: the network alone, and
+   ``heuristic`` taking the network's choice only where it predicts ``margin`` more, each
+   at a table of three ``heuristic`` players (seat ``g mod players`` of game ``g``).
+
+Nothing here may sit at a table as a policy of the lab: it is a measurement.
+
+    python bench/rollout_values.py                  # 2M decisions, about 35 minutes on one core
+    python bench/rollout_values.py --quick          # a smoke run (seconds; numbers meaningless)
+
+Writes its figures to ``bench/results/rollout_values.json`` (or ``--out``; ``--quick`` writes
+only to ``--out``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from agents.learned import save_checkpoint  # noqa: E402
+from agents.network import ActorCritic  # noqa: E402
+from agents.registry import make_policy  # noqa: E402
+from bench.engine_speed import results_out  # noqa: E402
+from bench.information import play  # noqa: E402
+from envs.atomic import write_atomically  # noqa: E402
+from envs.config import int_in, seed_arg  # noqa: E402
+from envs.uno import NUM_ACTIONS, OBS_NAMES, UnoEngine, UnoRules  # noqa: E402
+from envs.uno.actions import ACTION_NAMES  # noqa: E402
+
+
+def action_values(players: int, decisions: int, batch: int, seed: int) -> dict[str, np.ndarray]:
+    """Observations, masks and every legal action's value (NaN: illegal) at ``decisions``
+    decisions of ``heuristic`` self-play with more than one legal action."""
+    eng = UnoEngine(batch, players, UnoRules(), seed=seed)
+    policy = make_policy("uno", "heuristic", seed=seed + 1)
+    rollout = make_policy("uno", "heuristic", seed=seed + 2)
+    rng = np.random.default_rng(seed)
+    obs, mask = eng.reset()
+    out: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "value": []}
+    taken, start = 0, time.perf_counter()
+    while taken < decisions:
+        for _ in range(4):  # decisions a few moves apart
+            obs, mask, _, _ = eng.step(policy(obs, mask))
+        games = ((mask.sum(axis=1) > 1) & (rng.random(batch) < 0.5)).nonzero()[0][: decisions - taken]
+        if not games.size:
+            continue
+        row, action = mask[games].nonzero()
+        value = np.full((games.size, NUM_ACTIONS), np.nan, np.float32)
+        value[row, action] = finish(eng.select(games[row]), action, rollout)
+        out["obs"].append(np.rint(obs[games]).astype(np.int16))
+        out["mask"].append(mask[games])
+        out["value"].append(value)
+        taken += games.size
+        rate = taken / (time.perf_counter() - start)
+        print(f"\r{taken:,} decisions valued ({rate:,.0f}/s)", end="", flush=True)
+    print()
+    return {k: np.concatenate(v) for k, v in out.items()}
+
+
+def finish(eng: UnoEngine, first: np.ndarray, rollout: Any) -> np.ndarray:
+    """The player to act's result in each game of ``eng`` after ``first``, then ``rollout`` on
+    every seat to the end (the copies keep the deal's random streams)."""
+    eng.auto_reset = False  # a finished game waits in phase over
+    observer = eng.current_player.copy()
+    result = np.zeros(eng.num_games)
+    live = np.arange(eng.num_games)
+    actions = first.astype(np.int64)
+    while True:
+        obs, mask, rewards, done = eng.step(actions)
+        ended = done.nonzero()[0]
+        result[live[ended]] = rewards[ended, observer[live[ended]]]
+        playing = eng.phase != eng.over_phase
+        if not playing.any():
+            return result
+        if playing.mean() < 0.5:  # shrink to the games still going
+            keep = playing.nonzero()[0]
+            eng, live, obs, mask, playing = eng.select(keep), live[keep], obs[keep], mask[keep], playing[keep]
+        actions = np.zeros(live.size, np.int64)
+        going = playing.nonzero()[0]
+        actions[going] = rollout(obs[going], mask[going])
+
+
+def centred(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Each legal action's value less the mean over the legal actions (0 where illegal)."""
+    legal = mask.float()
+    mean = (values * legal).sum(1, keepdim=True) / legal.sum(1, keepdim=True)
+    return (values - mean) * legal
+
+
+def fit(data: dict[str, np.ndarray], train: np.ndarray, epochs: int, seed: int) -> ActorCritic:
+    """The network's policy head regressed on the centred action values."""
+    torch.manual_seed(seed)
+    net = ActorCritic.for_game("uno", {}, (256, 256))
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    value = np.nan_to_num(data["value"])
+    steps = max(1, len(train) // 2048)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1 - s / (epochs * steps))
+    for epoch in range(epochs):
+        order = np.random.default_rng(seed + epoch).permutation(train)
+        for i in range(steps):
+            idx = order[i * 2048 : (i + 1) * 2048]
+            mask = torch.as_tensor(data["mask"][idx])
+            pred = net.policy_head(net.trunk(net.inputs(torch.as_tensor(data["obs"][idx].astype(np.float32)))))
+            err = centred(pred, mask) - centred(torch.as_tensor(value[idx]), mask)
+            loss = (err**2).sum() / mask.sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+        print(f"epoch {epoch + 1}/{epochs}: loss {loss.item():.4f}", flush=True)
+    return net
+
+
+def predicted(net: ActorCritic, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    with torch.no_grad():
+        out = net.policy_head(net.trunk(net.inputs(torch.as_tensor(np.asarray(obs, np.float32))))).numpy()
+    return np.where(mask, out, -np.inf)
+
+
+def held_out(net: ActorCritic, data: dict[str, np.ndarray], rows: np.ndarray, seed: int) -> dict[str, float]:
+    """The network's choice against ``heuristic``'s on decisions it never saw: the difference
+    of their values in the true deal, paired, in win-reward units (+1 / -1/(n-1))."""
+    obs, mask, value = data["obs"][rows].astype(np.float32), data["mask"][rows], data["value"][rows]
+    mine = predicted(net, obs, mask).argmax(axis=1)
+    theirs = make_policy("uno", "heuristic", seed=seed)(obs, mask)
+    ar = np.arange(rows.size)
+    diff = value[ar, mine] - value[ar, theirs]
+    half = 1.96 * float(diff.std(ddof=1)) / np.sqrt(rows.size)
+    return {
+        "decisions": int(rows.size),
+        "disagree": float((mine != theirs).mean()),
+        "gain": float(diff.mean()),
+        "gain_low": float(diff.mean()) - half,
+        "gain_high": float(diff.mean()) + half,
+    }
+
+
+class Margin:
+    """``heuristic``, taking the network's choice where it predicts ``margin`` more."""
+
+    def __init__(self, net: ActorCritic, margin: float, seed: int) -> None:
+        self.net, self.margin = net, margin
+        self.heuristic = make_policy("uno", "heuristic", seed=seed)
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        base = self.heuristic(obs, mask)
+        scores = predicted(self.net, obs, mask)
+        best = scores.argmax(axis=1)
+        ar = np.arange(base.size)
+        return np.where(scores[ar, best] - scores[ar, base] > self.margin, best, base)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int_in(2, 10), default=4)
+    parser.add_argument("--decisions", type=int_in(100), default=2_000_000, help="decisions valued")
+    parser.add_argument("--epochs", type=int_in(1, 100), default=2)
+    parser.add_argument("--games", type=int_in(1), default=20_000, help="games at the table per entrant")
+    parser.add_argument("--margins", type=float, nargs="+", default=[0.03, 0.1])
+    parser.add_argument("--seed", type=seed_arg, default=3)
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 2,000 decisions, 400 games")
+    parser.add_argument("--out", type=Path, help="default: bench/results/rollout_values.json")
+    parser.add_argument("--checkpoint", type=Path, help="also save the fitted network (an agent checkpoint)")
+    args = parser.parse_args(argv)
+    out = results_out(parser, args.out, args.quick, "rollout_values.json")
+    if args.quick:
+        args.decisions, args.games = 2_000, 400
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    data = action_values(args.players, args.decisions, 2048, args.seed)
+    order = np.random.default_rng(args.seed).permutation(len(data["obs"]))
+    test, train = order[: len(order) // 20], order[len(order) // 20 :]
+    net = fit(data, train, args.epochs, args.seed)
+    result: dict[str, Any] = {
+        "command": "python bench/rollout_values.py" + (" --quick" if args.quick else ""),
+        "players": args.players,
+        "decisions": int(len(data["obs"])),
+        "held_out": held_out(net, data, test, args.seed),
+        "table": [],
+    }
+    entrants = [("heuristic", "heuristic"), ("network alone", LearnedNet(net))]
+    entrants += [(f"heuristic, network where it predicts {m:+g}", Margin(net, m, args.seed)) for m in args.margins]
+    for label, entrant in entrants:
+        row = {"entrant": label, **play(args.players, entrant, args.games, args.seed + 7)}
+        result["table"].append(row)
+        print(f"{label}: {row['win_rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]", flush=True)
+    result["minutes"] = (time.perf_counter() - start) / 60
+    if out is not None:
+        write_atomically(out, json.dumps(result, indent=1) + "\n")
+    if args.checkpoint:
+        payload = {"game": "uno", "num_players": args.players, "rules": {}, "obs_dim": net.obs_dim}
+        payload |= {"num_actions": net.num_actions, "obs_names": list(OBS_NAMES), "action_names": list(ACTION_NAMES)}
+        payload |= {"hidden": net.hidden, "model": {k: v.detach().clone() for k, v in net.state_dict().items()}}
+        save_checkpoint(args.checkpoint, payload)
+    gain = result["held_out"]
+    print(
+        f"held out ({gain['decisions']:,} decisions): the network's choice differs from heuristic's in "
+        f"{gain['disagree']:.0%}, worth {gain['gain']:+.4f} [{gain['gain_low']:+.4f}, {gain['gain_high']:+.4f}]"
+    )
+    return 0
+
+
+class LearnedNet:
+    """The network alone: the legal action it values most."""
+
+    def __init__(self, net: ActorCritic) -> None:
+        self.net = net
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return predicted(self.net, obs, mask).argmax(axis=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
