@@ -373,5 +373,6 @@ UNO_TABLE = TableGame(
     prompt=prompt,
     over_line=over_line,
     standings=standings,
-    page_options={"targets": list(TARGET_PRESETS), "default_target": DEFAULT_TARGET},  # a match's presets
+    # a match's presets, and the house rules the form's checkboxes set
+    page_options={"targets": list(TARGET_PRESETS), "default_target": DEFAULT_TARGET, "house_rules": True},
 )

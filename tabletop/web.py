@@ -140,7 +140,14 @@ def create_app(store_path: Path = Path(DEFAULT_STORE), allowed_hosts: Iterable[s
         games = {}
         for name, g in GAMES.items():
             sizes = [g.table_sizes.start, g.table_sizes.stop - 1]
-            games[name] = {"policies": offered(name), "players": sizes, "default_opponent": "heuristic"}
+            games[name] = {
+                "title": g.describe_table(sizes[0]) if g.teams else g.title,  # the setup form's choice
+                "policies": offered(name),
+                "players": sizes,
+                "default_opponent": "heuristic",
+                # seats that play for the person's side (partners), at the game's smallest table
+                "partners": [s for s in range(1, sizes[0]) if g.side_of(s, sizes[0]) == g.side_of(0, sizes[0])],
+            }
             games[name].update(table_game(name).page_options)  # e.g. classic UNO's match targets
         return JSONResponse({"games": games})
 

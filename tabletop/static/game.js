@@ -77,14 +77,14 @@ async function buildSeats(event) {
   $("#players-row").hidden = info.players[0] === info.players[1];
   $("#target-row").hidden = !info.targets; // a game played as a match to a target (classic UNO)
   if (info.targets && !$("#presets").children.length) buildPresets(info);
-  $("#house-rules-row").hidden = game !== "uno"; // the checkboxes are classic UNO's house rules
+  $("#house-rules-row").hidden = !info.house_rules; // the checkboxes are classic UNO's house rules
   const seats = $("#seats");
   const previous = [...seats.querySelectorAll("select")].map((s) => s.value);
   seats.innerHTML = "";
   for (let s = 1; s < n; s++) {
     const row = document.createElement("div");
     row.className = "seat";
-    const label = game === "tricks" ? (s === 2 ? `Seat 2 (your partner)` : `Seat ${s} (opponent)`) : `Seat ${s}`;
+    const label = !info.partners.length ? `Seat ${s}` : info.partners.includes(s) ? `Seat ${s} (your partner)` : `Seat ${s} (opponent)`;
     row.innerHTML = `<span>${label}</span>`;
     const select = document.createElement("select");
     select.dataset.seat = s;
@@ -127,7 +127,7 @@ async function startGame() {
     opponents: [...document.querySelectorAll("#seats select")].map((s) => s.value),
   };
   if (!$("#target-row").hidden) body.target = Number($("#target").value); // a match's target only
-  if (game === "uno") {
+  if ((await gameOptions()).games[game].house_rules) {
     body.rules = { scoring: $("#scoring").value };
     // a box turns its rule on, or sets the value it names (data-value="false": must_play_drawn off)
     for (const box of document.querySelectorAll("#house-rules-row input[data-rule]")) if (box.checked) body.rules[box.dataset.rule] = box.dataset.value !== "false";
@@ -484,7 +484,6 @@ function renderStandings() {
 }
 
 // ---------------------------------------------------------------- wiring
-document.querySelectorAll("input[name=game]").forEach((r) => r.addEventListener("change", buildSeats));
 // as typed: rebuilt only on the blur, the seat rows would move Deal away under the pointer
 // (the click on it is lost); the blur's change then finds the rows already built
 $("#players").addEventListener("input", buildSeats);
@@ -513,7 +512,21 @@ $("#next-game").addEventListener("click", async () => {
   }
 });
 
+// The games to choose from, as the server serves them (/api/options), the first one chosen.
+async function buildGames() {
+  const row = $("#games-row");
+  for (const [name, info] of Object.entries((await gameOptions()).games)) {
+    const label = document.createElement("label");
+    const input = document.createElement("input");
+    input.type = "radio"; input.name = "game"; input.value = name; input.checked = !row.children.length;
+    input.addEventListener("change", buildSeats);
+    label.append(input, ` ${info.title}`);
+    row.appendChild(label);
+  }
+}
+
 (async function init() {
+  await buildGames();
   await buildSeats();
   if (tableId) { // a reload resumes the table the server still holds
     try {
