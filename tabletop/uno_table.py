@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from envs.cards import COLOUR_NAMES, COLOURS, card_type
+from envs.uno.positions import shown_to
 from tabletop.moves import Choice, Move
 from tabletop.scorebuddy import DEFAULT_TARGET, TARGET_PRESETS
 from tabletop.table_game import Position, TableGame, View, sorted_cards
@@ -80,8 +81,8 @@ def view(pos: Position, seat: int, rules: Any, names: list[str]) -> View:
         seen["drawn_card"] = pos.get("drawn_card")
     if phase in ("challenge", "uno") and pos.get("challenge"):
         seen["challenge_from"] = pos["challenge"]["player"]  # who played it; never whether it was a bluff
-    revealed = pos.get("revealed")
-    if revealed and revealed["to"] == seat:
+    revealed = shown_to(pos, seat)
+    if revealed:
         seen["revealed"] = {"player": revealed["player"], "hand": sorted_cards(revealed["hand"])}
     return seen
 
@@ -228,8 +229,8 @@ def story(session: TableSession, event: Event, before: Position, after: Position
         got = session.received(before, after)
         if got:
             text += f" (you got {' '.join(got)})"
-    revealed = after.get("revealed")
-    if action == "challenge" and p == session.seat and revealed and revealed["to"] == session.seat:
+    revealed = shown_to(after, session.seat)
+    if action == "challenge" and p == session.seat and revealed:
         shown = sorted_cards(revealed["hand"])  # the challenger, and only it, sees the hand
         text += f"; you saw the hand of {session.names[revealed['player']]}: {' '.join(shown)}"
     if hand_ended:

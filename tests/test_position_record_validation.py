@@ -141,6 +141,9 @@ def test_a_revealed_hand_is_one_a_challenge_can_have_shown():
         uno_load({**revealed(), "discard_pile": ["R5", "W"]})  # no Wild Draw Four was ever played
     with pytest.raises(ValueError, match="revealed must be"):
         uno_load(revealed(extra=1))
+    twice = [revealed()["revealed"], {"to": 1, "player": 2, "hand": ["G2"]}]
+    with pytest.raises(ValueError, match=r"revealed\[1\]: seat 1 is shown two hands"):
+        uno_load({**pos, "revealed": twice})
     with pytest.raises(ValueError, match=r"revealed.to must be a seat 0\.\.2, got 10"):
         uno_load(revealed(to=10**1))
     four = uno_position([["R1"], ["B1"], ["Y1"], ["G1"]], discard=["R5", "W+4"], colour="G", current=2)

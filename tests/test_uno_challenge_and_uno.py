@@ -87,6 +87,29 @@ def test_only_the_challenger_sees_the_challenged_hand():
     assert eng.position(0)["revealed"] == {"to": 1, "player": 0, "hand": ["Y9", "G1"]}
 
 
+def test_each_challenger_keeps_its_shown_hand_until_its_own_next_decision():
+    """RULES.md: the challenger sees the challenged hand at least on its next decision. A
+    second challenge by another seat before then must not take it away (3 players)."""
+    draw = [f"{c}{n}" for c in "GB" for n in range(1, 10)]
+    eng = engine(position([["W+4", "Y1", "Y2"], ["B5", "Y5", "B9"], ["W+4", "G3", "G4"]], top="R5", draw=draw))
+    act(eng, "play W+4 Y")  # P0 holds no red: honest
+    act(eng, "challenge")  # P1: innocent, draws 6 and loses the turn; it saw P0's hand
+    act(eng, "play W+4 B")  # P2 holds no yellow: honest
+    act(eng, "challenge")  # P0: innocent as well; it saw P2's hand
+    pos = eng.position(0)
+    assert pos["current_player"] == 1
+    assert pos["revealed"] == [
+        {"to": 0, "player": 2, "hand": ["G3", "G4"]},
+        {"to": 1, "player": 0, "hand": ["Y1", "Y2"]},
+    ]
+    seen = decode(eng.observe(np.array([1]))[0])  # P1's next decision: P0's hand is still in view
+    assert seen["revealed_hand"][0][[card_type("Y1"), card_type("Y2")]].tolist() == [1, 1]
+    assert seen["revealed_seat"][0] == 2  # seat 0 is two seats on from seat 1
+    assert UnoEngine.from_positions([pos], UnoRules()).position(0) == pos  # a saved position keeps both
+    act(eng, "play B5")  # P1 has decided: its sight is gone, P0's stays until P0's decision
+    assert eng.position(0)["revealed"] == {"to": 0, "player": 2, "hand": ["G3", "G4"]}
+
+
 def test_revealed_hand_shown_at_the_challengers_next_decision_then_gone():
     eng = after_wild_draw_four(["W+4", "R1", "Y9"])  # guilty: the challenger plays at once
     act(eng, "challenge")

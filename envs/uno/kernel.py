@@ -91,9 +91,14 @@ STATE = (
     Part("challenge_colour", np.int64, fill=-1, doc="colour in force before the Wild Draw Four being answered"),
     Part("challenge_guilty", np.bool_, doc="whether the Wild Draw Four's player held a card of challenge_colour"),
     Part("uno_declared", np.bool_, (PLAYERS,), doc="declared UNO and not played since, per seat"),
-    Part("revealed_hand", np.int8, (NUM_CARD_TYPES,), doc="the hand a challenge showed"),
-    Part("revealed_to", np.int64, fill=-1, doc="the seat it was shown to (until its next decision), else -1"),
-    Part("revealed_from", np.int64, fill=-1, doc="the seat whose hand it showed"),
+    Part("revealed_hand", np.int8, (PLAYERS, NUM_CARD_TYPES), doc="per seat: the hand its challenge showed it"),
+    Part(
+        "revealed_from",
+        np.int64,
+        (PLAYERS,),
+        fill=-1,
+        doc="per seat: whose hand its challenge showed it (until its next decision), else -1",
+    ),
     Part("scores", np.int64, (PLAYERS,), doc="match points"),
     Part("match_rewards", np.float64, (PLAYERS,), doc="points reward summed over a match"),
     Part("hand_number", np.int64, doc="hands played so far in the match"),
@@ -275,10 +280,11 @@ def swap_hands(s, g: int, a: int, b: int) -> None:
     chosen = s.chosen_colour[g, a]
     s.chosen_colour[g, a] = s.chosen_colour[g, b]
     s.chosen_colour[g, b] = chosen
-    if s.revealed_from[g] == a:  # so does a hand a challenge showed (it is now held at the other seat)
-        s.revealed_from[g] = b
-    elif s.revealed_from[g] == b:
-        s.revealed_from[g] = a
+    for v in range(s.revealed_from.shape[1]):  # so does a hand a challenge showed (now held at the other seat)
+        if s.revealed_from[g, v] == a:
+            s.revealed_from[g, v] = b
+        elif s.revealed_from[g, v] == b:
+            s.revealed_from[g, v] = a
 
 
 @njit(cache=True, _nrt=False)
@@ -412,7 +418,6 @@ def deal(s, g: int, num_players: int, hand_size: int) -> None:
     s.uno_declared[g] = False
     s.void_draws[g] = -1
     s.chosen_colour[g] = -1
-    s.revealed_to[g] = -1
     s.revealed_from[g] = -1
     start_hand(s, g, first_card, num_players)
 
@@ -578,11 +583,10 @@ def answer_challenge(s, g: int, challenge: bool, num_players: int) -> None:
     challenger = s.current[g]
     bluffer = seat_after(challenger, -1, s.direction[g], num_players)
     s.challenge_colour[g] = -1
-    if challenge:
+    if challenge:  # shown to the challenger alone, beside what other challenges showed other seats
         for t in range(NUM_CARD_TYPES):
-            s.revealed_hand[g, t] = s.hands[g, bluffer, t]
-        s.revealed_to[g] = challenger
-        s.revealed_from[g] = bluffer
+            s.revealed_hand[g, challenger, t] = s.hands[g, bluffer, t]
+        s.revealed_from[g, challenger] = bluffer
     guilty = challenge and s.challenge_guilty[g]
     if guilty:
         draw_cards(s, g, bluffer, WILD_DRAW_FOUR_DRAW)
@@ -798,8 +802,7 @@ def begin_step(s) -> None:
         s.hand_ended[g] = False
         s.hand_winner[g] = -1
         s.hand_points[g] = 0
-        if s.revealed_to[g] == s.current[g]:
-            s.revealed_to[g] = -1
+        s.revealed_from[g, s.current[g]] = -1  # it saw the hand at this decision
 
 
 # ---------------------------------------------------------------------- legal actions
@@ -876,7 +879,7 @@ def write_observation_row(s, g: int, v: int, row, rules) -> None:
     hands, hand_size, uno_declared, scores = s.hands, s.hand_size, s.uno_declared, s.scores
     top, colour, direction, current, phase = s.top, s.colour, s.direction, s.current, s.phase
     drawn_card, challenge_colour = s.drawn_card, s.challenge_colour
-    revealed_hand, revealed_to, revealed_from = s.revealed_hand, s.revealed_to, s.revealed_from
+    revealed_hand, revealed_from = s.revealed_hand, s.revealed_from
     num_players = rules.num_players
     score_scale = 1.0 / rules.target_score
     row[:] = 0.0
@@ -904,10 +907,10 @@ def write_observation_row(s, g: int, v: int, row, rules) -> None:
         row[_DRAWN_CARD + drawn_card[g]] = 1.0
     if challenge_colour[g] >= 0:
         row[_CHALLENGE_COLOUR + challenge_colour[g]] = 1.0
-    if revealed_to[g] == v:
+    if revealed_from[g, v] >= 0:
         for t in range(NUM_CARD_TYPES):
-            row[_REVEALED_HAND + t] = revealed_hand[g, t]
-        row[_REVEALED_SEAT + ((revealed_from[g] - v) * d) % num_players] = 1.0
+            row[_REVEALED_HAND + t] = revealed_hand[g, v, t]
+        row[_REVEALED_SEAT + ((revealed_from[g, v] - v) * d) % num_players] = 1.0
     for i in range(num_players):  # public history, per relative seat and colour
         seat = (v + d * i) % num_players
         for c in range(NUM_COLOURS):

@@ -31,7 +31,8 @@ Keys (required first; the others default as shown)::
                      Four's player (next to the challenger) as it was when challenged,
                      shown to the challenger until its next decision; the shown player
                      may have drawn or played since, so it need not be the hand held now,
-                     but it is never empty and holds only cards of this game   null
+                     but it is never empty and holds only cards of this game; a list of
+                     such, one per seat, when several challengers still see one   null
     hand_number      hands played before this one in the match, 0..10**9  0
     hand_starter     first player of the current hand                   0
     match_rewards    points reward summed over the match so far: finite numbers,
@@ -112,13 +113,12 @@ def position_of(eng: UnoEngine, i: int) -> dict[str, Any]:
             "previous_colour": COLOURS[eng.challenge_colour[i]],
             "guilty": bool(eng.challenge_guilty[i]),
         }
-    revealed = None
-    if eng.revealed_to[i] >= 0:
-        revealed = {
-            "to": int(eng.revealed_to[i]),
-            "player": int(eng.revealed_from[i]),
-            "hand": names_from_counts(eng.revealed_hand[i]),
-        }
+    shown = [
+        {"to": v, "player": int(eng.revealed_from[i, v]), "hand": names_from_counts(eng.revealed_hand[i, v])}
+        for v in range(P)
+        if eng.revealed_from[i, v] >= 0
+    ]
+    revealed = shown[0] if len(shown) == 1 else (shown or None)  # one shown hand, or a list of them
     return {
         "game": "uno",
         "num_players": P,
@@ -151,6 +151,20 @@ def _cards(value: Any, what: str) -> list[int]:
         return [card_type(c) for c in value]
     except ValueError as err:
         raise ValueError(f"{what}: {err}") from None
+
+
+def shown_hands(pos: dict[str, Any]) -> list[Any]:
+    """A position's ``revealed`` as a list: none, the one hand a challenge showed, or several
+    (each seat sees the hand its own last challenge showed, until its next decision)."""
+    revealed = pos.get("revealed")
+    if revealed is None:
+        return []
+    return list(revealed) if isinstance(revealed, list) else [revealed]
+
+
+def shown_to(pos: dict[str, Any], seat: int) -> dict[str, Any] | None:
+    """The hand shown to ``seat`` in a position (``{"to", "player", "hand"}``), or None."""
+    return next((r for r in shown_hands(pos) if r["to"] == seat), None)
 
 
 def _check_revealed(
@@ -369,12 +383,14 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     if pos.get("rng") is not None:
         check_rng_state(pos["rng"])
 
-    revealed = pos.get("revealed")
-    if revealed is not None:
-        shown, revealed_to, revealed_from = _check_revealed(revealed, P, hand_counts, pile_counts, rules.seven_zero)
-        eng.revealed_hand[j] = shown
-        eng.revealed_to[j] = revealed_to
-        eng.revealed_from[j] = revealed_from
+    eng.revealed_from[j] = -1
+    eng.revealed_hand[j] = 0
+    for k, revealed in enumerate(shown_hands(pos)):
+        shown, to, player = _check_revealed(revealed, P, hand_counts, pile_counts, rules.seven_zero)
+        if eng.revealed_from[j, to] >= 0:
+            raise ValueError(f"revealed[{k}]: seat {to} is shown two hands; a seat sees one, its last challenge's")
+        eng.revealed_hand[j, to] = shown
+        eng.revealed_from[j, to] = player
 
     eng.hands[j] = hand_counts
     eng.hand_size[j] = hand_counts.sum(axis=1)

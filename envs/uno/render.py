@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from envs.cards import COLOUR_NAMES, COLOURS
+from envs.uno.positions import shown_hands
 from envs.uno.rules import UnoRules
 
 
@@ -47,9 +48,9 @@ def render_position(pos: dict[str, Any], viewer: int | None = None, rules: UnoRu
         uno = "  UNO!" if declared[seat] else ""
         missing = f" (needs {max(target_score - scores[seat], 0)})" if target_score else ""
         lines.append(f"{marker} P{seat} [{len(hand):2d}] score {scores[seat]:4d}{missing}{uno}  {shown}")
-    revealed = pos.get("revealed")
-    if revealed and (viewer is None or viewer == revealed["to"]):
-        lines.append(f"  P{revealed['to']} saw the hand of P{revealed['player']}: {' '.join(revealed['hand'])}")
+    for revealed in shown_hands(pos):
+        if viewer is None or viewer == revealed["to"]:
+            lines.append(f"  P{revealed['to']} saw the hand of P{revealed['player']}: {' '.join(revealed['hand'])}")
     return "\n".join(lines)
 
 

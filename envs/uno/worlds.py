@@ -351,9 +351,10 @@ def sample_worlds(
     state["challenge_colour"][:] = rep(view["challenge_colour"])
     state["uno_declared"][:] = per_seat(view["uno_declared"]).astype(bool)
     state["scores"][:] = per_seat(view["scores"])
-    state["revealed_hand"][:] = rep(view["revealed_hand"])
-    state["revealed_to"][:] = rep(np.where(shown, 0, -1))
-    state["revealed_from"][:] = rep(revealed_seat)
+    state["revealed_hand"][:] = 0  # what the observer (seat 0) was shown; the others' sights are unknown
+    state["revealed_hand"][:, 0] = rep(view["revealed_hand"])
+    state["revealed_from"][:] = -1
+    state["revealed_from"][:, 0] = rep(revealed_seat)
     state["hand_winner"][:] = -1
     state["void_draws"][:] = void_w
     chosen = np.where(view["chosen_colours"].any(axis=-1), view["chosen_colours"].argmax(axis=-1), -1)  # [B, slot]
