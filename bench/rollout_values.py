@@ -19,7 +19,7 @@ Policy improvement answers it without the noise of PPO's advantages:
 
 Nothing here may sit at a table as a policy of the lab: it is a measurement.
 
-    python bench/rollout_values.py                  # 2M decisions, about 35 minutes on one core
+    python bench/rollout_values.py                  # 2M decisions, about 20 minutes on one core
     python bench/rollout_values.py --quick          # a smoke run (seconds; numbers meaningless)
 
 Writes its figures to ``bench/results/rollout_values.json`` (or ``--out``; ``--quick`` writes
