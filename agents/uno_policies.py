@@ -60,7 +60,7 @@ from envs.cards import (
     TYPE_VALUE,
 )
 from envs.uno import actions as A
-from envs.uno.kernel import CHALLENGE_BREAK_EVEN
+from envs.uno.kernel import CHALLENGE_BREAK_EVEN, PASS_ON_KIND, SWAP_KIND
 from envs.uno.observation import FIELDS
 from envs.uno.rules import UnoRules
 
@@ -92,7 +92,7 @@ _IS_DRAW_TWO = (_CARD_KIND == KIND_DRAW_TWO).astype(np.float64)
 _WILD_POINTS = float(TYPE_VALUE[-1])  # 50
 _MAX_SCORE = 16_384.0  # scores stay below (in points): see _ScriptedUnoPolicy._choose
 _UNIT = np.float32(256.0)  # a score point in the units _choose works in
-_COLOUR_COPIES = np.float32(25.0)  # coloured cards of each colour in the deck
+_COLOUR_COPIES = np.float32(TYPE_COPIES[:13].sum())  # coloured cards of each colour in the deck (25)
 _KIND_COPIES = (4.0 * TYPE_COPIES[:13]).astype(np.float32)  # 4 zeros, 8 of every other kind
 # The table fields colour .. hand_sizes in one slice (read once into a small array).
 _TABLE = slice(FIELDS["colour"].start, FIELDS["hand_sizes"].start + FIELDS["hand_sizes"].size)
@@ -495,7 +495,7 @@ class HeuristicPolicy(_WildDrawFourPolicy):
         live = np.arange(1, sizes.shape[1])[None, :] < players[:, None]
         smallest = np.where(live, sizes[:, 1:], np.inf).min(axis=1)
         going_on = kept > 0.5
-        for kind, brings in ((7, smallest), (0, prev_size)):
+        for kind, brings in ((SWAP_KIND, smallest), (PASS_ON_KIND, prev_size)):
             gain = np.where(going_on, np.clip(kept - brings, -10.0, 10.0), 0.0)
             scores[:, kind:_NC:13] += (self.HAND_SWAP * _UNIT) * gain[:, None].astype(np.float32)
 

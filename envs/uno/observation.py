@@ -51,9 +51,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.cards import DECK, NUM_CARD_TYPES, NUM_COLOURS, TYPE_VALUE
+from envs.cards import DECK, DECK_SIZE, NUM_CARD_TYPES, NUM_COLOURS, TYPE_COPIES, TYPE_VALUE
 from envs.layout import Field, build_layout, entry_names, layout_bounds
 from envs.uno.rules import MAX_PLAYERS, UnoRules
+
+MOST_COPIES = int(TYPE_COPIES.max())  # copies of one card type in the deck (4)
 
 DECK_POINTS = int(TYPE_VALUE[DECK].sum())  # 1240: every card of the deck counted
 
@@ -71,20 +73,20 @@ FIELDS: dict[str, Field] = build_layout(
         ("colour", NUM_COLOURS, 1),
         ("direction", 1, 1, -1),
         ("num_players", 1, MAX_PLAYERS),
-        ("hand_sizes", MAX_PLAYERS, 108),
+        ("hand_sizes", MAX_PLAYERS, DECK_SIZE),
         ("uno_declared", MAX_PLAYERS, 1),
         ("scores", MAX_PLAYERS, 1.0),  # scaled: see observation_bounds
-        ("draw_pile_size", 1, 108),
-        ("discard_pile_size", 1, 108),
-        ("discard_counts", NUM_CARD_TYPES, 4),
+        ("draw_pile_size", 1, DECK_SIZE),
+        ("discard_pile_size", 1, DECK_SIZE),
+        ("discard_counts", NUM_CARD_TYPES, MOST_COPIES),
         ("phase", PHASES, 1),  # one entry per phase, named
-        ("pending_draw", 1, 108),
+        ("pending_draw", 1, DECK_SIZE),
         ("drawn_card", NUM_CARD_TYPES, 1),
         ("challenge_colour", NUM_COLOURS, 1),
-        ("revealed_hand", NUM_CARD_TYPES, 4),
+        ("revealed_hand", NUM_CARD_TYPES, MOST_COPIES),
         ("revealed_seat", MAX_PLAYERS, 1),
         ("void_colours", MAX_PLAYERS * NUM_COLOURS, 1),
-        ("void_draws", MAX_PLAYERS * NUM_COLOURS, 108),
+        ("void_draws", MAX_PLAYERS * NUM_COLOURS, DECK_SIZE),
         ("chosen_colours", MAX_PLAYERS * NUM_COLOURS, 1),
     ]
 )

@@ -37,9 +37,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.cards import KIND_DRAW_TWO, KIND_REVERSE, KIND_SKIP, KIND_WILD, KIND_WILD_DRAW_FOUR
+from envs.cards import (
+    DECK_SIZE,
+    KIND_DRAW_TWO,
+    KIND_REVERSE,
+    KIND_SKIP,
+    KIND_WILD,
+    KIND_WILD_DRAW_FOUR,
+    TYPE_COPIES,
+    TYPE_NUMBER,
+)
 from envs.layout import Field, build_layout, entry_names, layout_bounds
-from envs.uno_tricks.rules import TricksRules
+from envs.uno_tricks.rules import PLUS4_DRAW, TricksRules
+
+#: The deck's number cards (76), special cards (32), and the points all number cards make (360).
+NUMBER_CARDS = int(TYPE_COPIES[TYPE_NUMBER >= 0].sum())
+SPECIAL_CARDS = DECK_SIZE - NUMBER_CARDS
+ALL_POINTS = int((np.maximum(TYPE_NUMBER, 0) * TYPE_COPIES).sum())
 
 #: The phases of a turn, named once (the observation's one-hot has the first four; "over":
 #: a finished game with no move); the kernels use the ids.
@@ -61,7 +75,7 @@ SPECIAL_KINDS: tuple[int, ...] = tuple(SPECIALS.values())
 
 FIELDS: dict[str, Field] = build_layout(
     [
-        ("numbers", 10, 76),
+        ("numbers", 10, NUMBER_CARDS),
         ("specials", 5, 8),
         ("table_laid", 4, 1),
         ("table_number", 40, 1),
@@ -70,17 +84,17 @@ FIELDS: dict[str, Field] = build_layout(
         ("table_value", 4, 18),
         ("table_specials", 20, 2),
         ("annulled", 1, 1),
-        ("team_points", 2, 360),
+        ("team_points", 2, ALL_POINTS),
         ("trick", 1, 1e6),  # see observation_bounds
         ("leader", 4, 1),
         ("numbers_out", 10, 8),
-        ("hand_sizes", 4, 76),
-        ("special_counts", 4, 32),
-        ("number_pile_size", 1, 76),
-        ("special_pile_size", 1, 32),
+        ("hand_sizes", 4, NUMBER_CARDS),
+        ("special_counts", 4, SPECIAL_CARDS),
+        ("number_pile_size", 1, NUMBER_CARDS),
+        ("special_pile_size", 1, SPECIAL_CARDS),
         ("phase", PHASES, 1),  # one entry per phase, named
-        ("draw_limit", 1, 4),
-        ("returns_left", 1, 76),
+        ("draw_limit", 1, PLUS4_DRAW),
+        ("returns_left", 1, NUMBER_CARDS),
     ]
 )
 OBS_SIZE: int = sum(f.size for f in FIELDS.values())
