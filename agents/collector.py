@@ -45,7 +45,9 @@ class Collector:
         module = game_module(cfg.game)
         self.engine = module.Engine(cfg.num_games, cfg.players, module.Rules.from_dict(cfg.rules), seed=cfg.seed)
         self.pool = OpponentPool(cfg.game, cfg.opponents, cfg.rules, cfg.pool_size, rng)
-        self.teams = game_info(cfg.game).teams
+        info = game_info(cfg.game)
+        self.teams = info.teams
+        self.side = np.array([info.side_of(seat, cfg.players) for seat in range(cfg.players)])  # each seat's side
         B, P = cfg.num_games, cfg.players
         self.opponent = np.full(B, -1, np.int64)  # pool member per game; -1: self-play
         self.learner = np.ones((B, P), bool)  # learning seats per game
@@ -65,9 +67,9 @@ class Collector:
         solo = (self.rng.random(n) >= self.cfg.self_play) & (size > 0)
         self.opponent[games] = np.where(solo, self.rng.integers(max(size, 1), size=n), -1)
         seats = np.zeros((n, P), bool)
-        if self.teams:  # partners opposite: seats t and t + 2
-            team = self.rng.integers(2, size=n)
-            seats[np.arange(n), team] = seats[np.arange(n), team + 2] = True
+        if self.teams:  # the learner takes both seats of a side (the descriptor's partners)
+            team = self.rng.integers(int(self.side.max()) + 1, size=n)
+            seats[:] = self.side[None, :] == team[:, None]
         else:
             seats[np.arange(n), self.rng.integers(P, size=n)] = True
         self.learner[games] = np.where(solo[:, None], seats, True)

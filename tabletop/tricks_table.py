@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from envs.games import game
+from envs.uno_tricks.rules import NUM_PLAYERS, TEAM_NAMES
 from tabletop.moves import Choice, Move
 from tabletop.table_game import Position, TableGame, View, sorted_cards
 from tabletop.terminal_cards import cards_text
@@ -23,8 +24,7 @@ if TYPE_CHECKING:
 
     from tabletop.session import Event, TableSession
 
-SEATS = 4
-TEAM_NAMES = ("A", "B")
+SEATS = NUM_PLAYERS
 
 
 def team_name(seat: int) -> str:

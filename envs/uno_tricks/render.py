@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.uno_tricks.rules import TricksRules
-
-TEAM_OF_SEAT = "ABAB"
+from envs.games import game
+from envs.uno_tricks.rules import NUM_PLAYERS, TEAM_NAMES, TricksRules
 
 
 def _number(name: str) -> str:
@@ -38,14 +37,15 @@ def render_position(pos: dict[str, Any], viewer: int | None = None, rules: Trick
         lines.append(f"  may draw up to {pos.get('draw_limit', 0)} number cards")
     elif pos["phase"] == "return":
         lines.append(f"  {pos.get('returns_left', 0)} card(s) still to put back")
-    for seat in range(4):
+    for seat in range(NUM_PLAYERS):
         marker = ">" if seat == pos["current_player"] and pos["phase"] != "over" else " "
         numbers, specials = pos["hands"][seat], pos["specials"][seat]
         if viewer is None or viewer == seat:
             shown = " ".join(sorted((_number(c) for c in numbers), key=int)) + "  | " + " ".join(specials)
         else:
             shown = f"{len(numbers)} numbers, {len(specials)} specials"
-        lines.append(f"{marker} P{seat} ({TEAM_OF_SEAT[seat]})  table {_laid(pos['table'][seat]):<24s} {shown}")
+        team = TEAM_NAMES[game("tricks").side_of(seat, NUM_PLAYERS)]
+        lines.append(f"{marker} P{seat} ({team})  table {_laid(pos['table'][seat]):<24s} {shown}")
     return "\n".join(lines)
 
 

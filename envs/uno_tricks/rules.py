@@ -9,6 +9,7 @@ import numpy as np
 from envs.core import RulesBase
 
 NUM_PLAYERS = 4  # partners sit opposite: seats 0 and 2 are team A, 1 and 3 team B
+TEAM_NAMES = ("A", "B")  # the two sides, as reports and screens name them (envs.games: side_of)
 NUMBERS_DEALT = 10
 SPECIALS_DEALT = 3
 PLUS2_DRAW = 2  # number cards a +2 lets its player draw (at most)
