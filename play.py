@@ -74,7 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=sorted(GAMES), default="uno")
     parser.add_argument("--players", type=int, default=None, help="classic UNO: 2-10 (default 2); the trick game: 4")
-    parser.add_argument("--opponents", default="heuristic", help="comma-separated policies for the other seats")
+    parser.add_argument(
+        "--opponents", help="comma-separated policies for the other seats (default: the game's, heuristic)"
+    )
     parser.add_argument(
         "--seat", type=int, default=0, help="your seat (UNO: seat 0 plays first; the trick game draws its first leader)"
     )
@@ -146,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         session = TableSession(
             game=args.game,
             num_players=args.players,
-            opponents=[o for o in args.opponents.split(",") if o.strip()],
+            opponents=None if args.opponents is None else [o for o in args.opponents.split(",") if o.strip()],
             seat=args.seat,
             rules=rules,
             target=args.target,

@@ -27,7 +27,7 @@ def _register_ids() -> None:
                 g.gym_id,
                 entry_point=f"{g.env_module}:gym_env",
                 vector_entry_point=f"{g.env_module}:vector_env",
-                kwargs={"opponent": "heuristic"},
+                kwargs={"opponent": g.default_opponent},
                 disable_env_checker=True,  # checked by the tests (check_env); the checker wraps every step
             )
     try:

@@ -34,6 +34,7 @@ class Game:
     default_agent: str  # the models/ file for any other table size
     tally: str  # "module:attribute" of what tournaments count for it beyond wins (the tournament layer)
     tabletop: str  # "module:attribute" of its presentation on the play screens (tabletop.table_game.TableGame)
+    default_opponent: str = "heuristic"  # who plays the other seats when nobody says (envs, play screens)
 
     @property
     def engine(self) -> ModuleType:

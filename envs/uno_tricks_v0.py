@@ -24,10 +24,13 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 import envs.uno_tricks as game
+from envs.games import game as game_info
 from envs.uno_tricks import TricksRules
 from envs.uno_tricks.rules import NUM_PLAYERS
 from envs.vector import SeatVectorEnv
 from envs.wrappers import BatchedPolicy, EngineAEC, SeatEnv
+
+DEFAULT_OPPONENT = game_info("tricks").default_opponent  # who plays the other seats when nobody says
 
 
 def env(
@@ -73,7 +76,7 @@ def gym_env(
 
 def vector_env(
     num_envs: int = 64,
-    opponent: BatchedPolicy | Any | Sequence[BatchedPolicy | Any] = "heuristic",
+    opponent: BatchedPolicy | Any | Sequence[BatchedPolicy | Any] = DEFAULT_OPPONENT,
     num_players: int = NUM_PLAYERS,
     seat: int | None = 0,
     **kwargs: Any,

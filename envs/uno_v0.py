@@ -29,9 +29,12 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 import envs.uno as game
+from envs.games import game as game_info
 from envs.uno import UnoRules
 from envs.vector import SeatVectorEnv
 from envs.wrappers import BatchedPolicy, EngineAEC, SeatEnv
+
+DEFAULT_OPPONENT = game_info("uno").default_opponent  # who plays the other seats when nobody says
 
 
 def env(
@@ -71,7 +74,7 @@ def gym_env(
 
 def vector_env(
     num_envs: int = 64,
-    opponent: BatchedPolicy | Any | Sequence[BatchedPolicy | Any] = "heuristic",
+    opponent: BatchedPolicy | Any | Sequence[BatchedPolicy | Any] = DEFAULT_OPPONENT,
     num_players: int = 2,
     seat: int | None = 0,
     **kwargs: Any,

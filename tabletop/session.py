@@ -106,7 +106,7 @@ class TableSession:
         self,
         game: str = "uno",
         num_players: int | None = None,
-        opponents: Sequence[str | Mapping[str, Any]] = ("heuristic",),
+        opponents: Sequence[str | Mapping[str, Any]] | None = None,
         seat: int = 0,
         rules: Mapping[str, Any] | None = None,
         target: int | None = None,
@@ -146,6 +146,8 @@ class TableSession:
             raise ValueError(f"seat must lie in 0..{num_players - 1}, got {seat}")
         self.seat, self.num_players = seat, num_players
         others = [s for s in range(num_players) if s != seat]
+        if opponents is None:  # the game's default opponent on every other seat
+            opponents = [game_info(game).default_opponent]
         if not opponents:
             raise ValueError("give at least one opponent policy (e.g. heuristic)")
         if len(opponents) not in (1, len(others)):

@@ -144,7 +144,7 @@ def create_app(store_path: Path = Path(DEFAULT_STORE), allowed_hosts: Iterable[s
                 "title": g.describe_table(sizes[0]) if g.teams else g.title,  # the setup form's choice
                 "policies": offered(name),
                 "players": sizes,
-                "default_opponent": "heuristic",
+                "default_opponent": g.default_opponent,
                 # seats that play for the person's side (partners), at the game's smallest table
                 "partners": [s for s in range(1, sizes[0]) if g.side_of(s, sizes[0]) == g.side_of(0, sizes[0])],
             }
@@ -165,7 +165,7 @@ def create_app(store_path: Path = Path(DEFAULT_STORE), allowed_hosts: Iterable[s
             session = TableSession(
                 game=game,
                 num_players=int(_int(data, "players", game_info(game).table_sizes.start)),
-                opponents=_opponents(game, data.get("opponents", "heuristic")),
+                opponents=_opponents(game, data.get("opponents", game_info(game).default_opponent)),
                 seat=int(_int(data, "seat", 0)),
                 rules=rules,
                 target=_int(data, "target", None),
