@@ -76,8 +76,7 @@ def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoin
     collector = trainer.collector
     collector.pool.load_state_dict(tr, trainer.net)
     like = collector.engine.state_arrays()
-    # Trick-game checkpoints written before the state tables name the piles "numbers.cards", ...
-    saved = {path.replace(".", "_"): t for path, t in tr["engine"].items()}
+    saved = engine_state_of(tr["engine"], like)
     if set(saved) != set(like):
         differ = ", ".join(sorted(set(saved) ^ set(like)))
         raise ValueError(f"{source}: its games' state does not fit this engine (fields {differ})")
@@ -138,6 +137,28 @@ def _tensor(array: np.ndarray) -> torch.Tensor:
     if array.dtype == np.uint64:
         array = array.view(np.int64)
     return torch.from_numpy(np.ascontiguousarray(array))
+
+
+def engine_state_of(saved: dict[str, Any], like: dict[str, np.ndarray]) -> dict[str, Any]:
+    """A checkpoint's engine state in today's layout (``like``), from the layouts older lab
+    versions wrote:
+
+    * trick-game checkpoints written before the state tables named the piles ``numbers.cards``;
+    * classic UNO before shown hands were kept per seat: one ``revealed_hand`` with the seat it
+      was shown to (``revealed_to``) becomes that seat's entry of the per-seat arrays.
+    """
+    saved = {path.replace(".", "_"): t for path, t in saved.items()}
+    if "revealed_to" in saved and "revealed_to" not in like and "revealed_from" in like:
+        to = saved.pop("revealed_to").numpy().astype(np.int64)
+        shown_from = saved["revealed_from"].numpy().astype(np.int64)
+        shown_hand = saved["revealed_hand"].numpy()
+        hand = np.zeros(like["revealed_hand"].shape, like["revealed_hand"].dtype)
+        seen_from = np.full(like["revealed_from"].shape, -1, like["revealed_from"].dtype)
+        games = np.flatnonzero(to >= 0)
+        hand[games, to[games]] = shown_hand[games]
+        seen_from[games, to[games]] = shown_from[games]
+        saved["revealed_hand"], saved["revealed_from"] = torch.as_tensor(hand), torch.as_tensor(seen_from)
+    return saved
 
 
 def _array(tensor: torch.Tensor, like: np.ndarray) -> np.ndarray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from envs.cards import card_type
 from envs.uno import UnoRules, action_id
@@ -299,6 +300,30 @@ def test_a_trick_game_checkpoint_from_before_the_state_tables_resumes():
     state["trainer"]["engine"]["bogus"] = state["trainer"]["engine"].pop("leader")
     with pytest.raises(ValueError, match="does not fit this engine"):
         PPOTrainer(cfg).load_state_dict(state)
+
+
+def test_a_uno_checkpoint_from_before_per_seat_shown_hands_resumes():
+    """Before shown hands were kept per seat, a checkpoint's engine state held one hand and the
+    seat it was shown to (revealed_to): it resumes with that seat's entry filled."""
+    from agents.ppo import PPOConfig, PPOTrainer
+
+    cfg = PPOConfig.from_mapping(
+        {"players": 3, "num_games": 4, "num_steps": 4, "total_steps": 64, "hidden": [8], "eval_every": 0}
+        | {"opponents": ["random"], "eval_opponents": ["random"], "imitation_steps": 0}
+    )
+    trainer = PPOTrainer(cfg)
+    state = trainer.state_dict()
+    engine = state["trainer"]["engine"]
+    hand = np.zeros((4, 54), np.int8)
+    hand[1, :3] = 1  # game 1: seat 2 was shown seat 1's hand R0 R1 R2
+    engine["revealed_hand"] = torch.as_tensor(hand)
+    engine["revealed_to"] = torch.as_tensor(np.array([-1, 2, -1, -1]))
+    engine["revealed_from"] = torch.as_tensor(np.array([-1, 1, -1, -1]))
+    resumed = PPOTrainer(cfg)
+    resumed.load_state_dict(state)
+    eng = resumed.collector.engine
+    assert eng.revealed_from.tolist() == [[-1] * 3, [-1, -1, 1], [-1] * 3, [-1] * 3]
+    assert eng.revealed_hand[1, 2, :3].tolist() == [1, 1, 1] and eng.revealed_hand.sum() == 3
 
 
 def chosen_view(eng, seat: int) -> list[int]:
