@@ -115,12 +115,12 @@ def _reverse_hand(book: ScoreBook, text: str) -> None:
         if name in points:
             raise ValueError(f"{name} is listed twice")
         points[name] = points_of(rest.split())
-    zeros = [name for name, pts in points.items() if pts == 0]
-    book.record_reverse_hand(points, zeros[0] if len(zeros) == 1 else None)
+    _record_reverse(book, points)
 
 
-def _ask_reverse_hand(book: ScoreBook, ask: Callable[[str], str], console: Console) -> None:
-    """Ask each player's remaining cards in turn (Enter = 0); a bad entry asks that player again."""
+def _ask_reverse_hand(book: ScoreBook, ask: Callable[[str], str], console: Console) -> dict[str, int]:
+    """Ask each player's remaining cards in turn (Enter = 0); a bad entry asks that player again.
+    The points by player, to record in the book as it is once all are given."""
     book.check_open()
     points: dict[str, int] = {}
     for name in book.players:
@@ -130,6 +130,11 @@ def _ask_reverse_hand(book: ScoreBook, ask: Callable[[str], str], console: Conso
                 points[name] = points_of(text.split()) if text else 0
             except ValueError as err:
                 _error(console, err)
+    return points
+
+
+def _record_reverse(book: ScoreBook, points: dict[str, int]) -> None:
+    """Record every player's own hand; the one with 0 points (if just one) closed it."""
     zeros = [name for name, pts in points.items() if pts == 0]
     book.record_reverse_hand(points, zeros[0] if len(zeros) == 1 else None)
 
@@ -147,12 +152,14 @@ def _show(book: ScoreBook, console: Console) -> None:
         console.print(Text(f"★ {' & '.join(winners)} {verb}!", style="bold green"), "(new: next match)")
 
 
-def _confirm_erase(book: ScoreBook, ask: Callable[[str], str], what: str) -> bool:
-    """Ask before ``new`` or ``setup`` throws away recorded hands (the page asks too)."""
+def _confirm_erase(book: ScoreBook, ask: Callable[[str], str], what: str, again: bool = False) -> bool:
+    """Ask before ``new`` or ``setup`` throws away recorded hands (the page asks too); ``again``:
+    the book changed while the person answered, so the count they agreed to is not the count now."""
     if not book.hands:
         return True
     count = f"{len(book.hands)} hand{'s' * (len(book.hands) != 1)}"
-    return ask(f"{what} erases the {count} recorded; go on? [y/N] ").strip().lower() in ("y", "yes")
+    meanwhile = "the book changed meanwhile: " if again else ""
+    return ask(f"{meanwhile}{what} erases the {count} recorded; go on? [y/N] ").strip().lower() in ("y", "yes")
 
 
 def run_terminal(
@@ -172,6 +179,15 @@ def run_terminal(
             raise _Quit
         return text
 
+    def read_again(book: ScoreBook) -> ScoreBook:
+        """The book as the store holds it now (the page may have changed it: never write over its hands)."""
+        if not store_path.exists():
+            return book
+        current = ScoreBook.load(store_path)
+        if current.to_dict() != book.to_dict():
+            console.print(f"(read {store_path} again: it changed since)", style="dim", markup=False)
+        return current
+
     try:
         if store_path.exists():
             book = ScoreBook.load(store_path)
@@ -189,11 +205,7 @@ def run_terminal(
             word, _, rest = line.partition(" ")
             command = word.lower()
             try:
-                if store_path.exists():  # the page may have changed it since: never write over its hands
-                    current = ScoreBook.load(store_path)
-                    if current.to_dict() != book.to_dict():
-                        console.print(f"(read {store_path} again: it changed since)", style="dim", markup=False)
-                        book = current
+                book = read_again(book)
                 if command == "help":
                     console.print(HELP, markup=False)
                     continue
@@ -217,13 +229,24 @@ def run_terminal(
                 elif command == "new" and not rest:
                     if not _confirm_erase(book, ask, "a new match"):
                         continue
+                    confirmed = len(book.hands)
+                    book = read_again(book)  # the answer took a while: the page may have added a hand
+                    if len(book.hands) > confirmed and not _confirm_erase(book, ask, "a new match", again=True):
+                        continue
                     book.new_match()
                 elif command == "setup" and not rest:
                     if not _confirm_erase(book, ask, "a new table"):
                         continue
-                    book = _ask_setup(ask, console)
+                    new_book = _ask_setup(ask, console)
+                    confirmed = len(book.hands)
+                    book = read_again(book)
+                    if len(book.hands) > confirmed and not _confirm_erase(book, ask, "a new table", again=True):
+                        continue
+                    book = new_book
                 elif command == "hand" and not rest and book.variant == "reverse":
-                    _ask_reverse_hand(book, ask, console)
+                    points = _ask_reverse_hand(book, ask, console)
+                    book = read_again(book)  # recorded in the book as it is now
+                    _record_reverse(book, points)
                 elif book.variant == "reverse":
                     _reverse_hand(book, line)
                 else:

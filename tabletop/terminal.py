@@ -26,8 +26,9 @@ HELP = (
 )
 #: Words that leave the game at any prompt (as end of input and Ctrl-C do).
 QUIT_WORDS = ("q", "quit", "exit")
-#: Words that leave a follow-up question (a Wild's colour) for the move prompt again.
-BACK_WORDS = ("b", "back", "cancel")
+#: Words that leave a follow-up question (a Wild's colour) for the move prompt again ("b" is
+#: blue: an answer of the question comes first).
+BACK_WORDS = ("back", "cancel")
 
 
 def phase_prompt(view: dict[str, Any]) -> str:
@@ -106,7 +107,7 @@ class TerminalGame:
                     answer = self.ask(f"{parsed.prompt} ({', '.join(parsed.labels)}; back, quit) > ")
                     if answer is None or answer.strip().lower() in QUIT_WORDS:
                         return None
-                    if answer.strip().lower() in BACK_WORDS:
+                    if answer.strip().lower() in BACK_WORDS and answer.strip().lower() not in parsed.options:
                         break  # another move after all: the move prompt again
                     if answer.strip().lower() in ("h", "help", "?"):
                         self.console.print(f"Answer one of: {', '.join(parsed.labels)}; back: choose another move.")

@@ -299,6 +299,9 @@ def test_terminal_a_wilds_colour_question_lets_the_person_go_back_or_quit() -> N
     session = uno_session(pos)
     text = run_terminal(session, ["W", "quit"])
     assert not session.record.moves and "bye: 0 games finished" in text
+    session = uno_session(pos)
+    run_terminal(session, ["W", "b", "quit"])  # b is blue, not back
+    assert session.record.moves[0] == (0, "play W B")
 
 
 def test_the_end_of_a_game_is_worded_once_for_every_screen() -> None:

@@ -364,6 +364,40 @@ def test_terminal_reads_the_book_again_before_each_command(tmp_path):
     assert "it changed since" in out.getvalue()
 
 
+def test_terminal_follow_up_questions_record_into_the_book_as_it_is_then(tmp_path):
+    """A hand the page records while the terminal asks a player's points, or asks before a new
+    match, is kept (or counted in the question asked again), not written over."""
+    store = tmp_path / "rev.json"
+    terminal(store, ["Anna, Bo", "", "reverse", "quit"])
+
+    def page_hand() -> None:
+        book = ScoreBook.load(store)
+        book.record_reverse_hand({"Anna": 3, "Bo": 0}, "Bo")
+        book.save(store)
+
+    def lines():
+        yield "hand"
+        yield "10"  # Anna's points
+        page_hand()  # the page records a whole hand meanwhile
+        yield "0"  # Bo's
+        yield "new"
+        page_hand()
+        yield "y"  # agreed to erase 2 hands: there are 3 now, so it asks again
+        yield "n"
+        yield "quit"
+
+    feed = lines()
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(feed)
+
+    run_terminal(store, input_fn=ask, console=Console(file=io.StringIO(), width=200))
+    assert len(ScoreBook.load(store).hands) == 3
+    assert "the book changed meanwhile: a new match erases the 3 hands recorded; go on? [y/N] " in prompts
+
+
 def test_terminal_new_and_setup_ask_before_erasing_hands(tmp_path):
     store = tmp_path / "scores.json"
     answers = iter(["Anna, Bo", "", "", "anna 20", "new", "n", "setup", "", "bo 5", "new", "yes", "quit"])
