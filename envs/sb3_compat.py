@@ -20,8 +20,9 @@ from envs.vector import SeatVectorEnv
 
 
 class SB3VecEnv(VecEnv):
-    """SB3's ``VecEnv`` over a :class:`~envs.vector.SeatVectorEnv` (same-step autoreset,
-    as SB3 expects; episodes never truncate, so no ``terminal_observation`` is needed)."""
+    """SB3's ``VecEnv`` over a :class:`~envs.vector.SeatVectorEnv` (same-step autoreset, as
+    SB3 expects). A game cut by ``max_episode_steps`` reports ``TimeLimit.truncated`` and its
+    ``terminal_observation`` (SB3 bootstraps its value); a game that ends needs neither."""
 
     def __init__(self, venv: SeatVectorEnv) -> None:
         self.venv = venv
@@ -44,6 +45,10 @@ class SB3VecEnv(VecEnv):
         if "illegal_action" in infos:
             for i in np.flatnonzero(infos["illegal_action"]):
                 per_env[i]["illegal_action"] = True
+        for i in np.flatnonzero(truncated):
+            final = infos["final_obs"]
+            per_env[i]["TimeLimit.truncated"] = True
+            per_env[i]["terminal_observation"] = {key: value[i] for key, value in final.items()}
         return obs, reward.astype(np.float32), done, per_env
 
     def action_masks(self) -> np.ndarray:

@@ -10,13 +10,15 @@ takes it through :func:`envs.sb3_compat.sb3_vec_env`, a CleanRL-style loop uses 
 Autoreset: ``AutoresetMode.SAME_STEP``. A game that ends in a step is dealt again at once
 (from its own random stream); the step returns ``terminated`` True, the episode's last
 reward, and the first observation and mask of the next game, so a mask read by a sampler
-is never all False. Episodes only terminate, never truncate, so no final observation is
-kept: a terminal state has no decision and no value to bootstrap. The rules set no limit on a
+is never all False. A game that ends keeps no final observation: a terminal state has no
+decision and no value to bootstrap. The rules set no limit on a
 game's length: a game ends when someone goes out, which play almost always brings about, but
 with ``draw_anytime`` and ``must_play_drawn=False`` players who only ever draw and keep (both
 piles empty: the draw gives nothing) never end it: give ``max_episode_steps`` for such play
 (Gymnasium's ``TimeLimit`` takes no vector env; a tournament stops at ``max_decisions``). A
-game cut there returns ``truncated`` True and the first observation of the next game.
+game cut there returns ``truncated`` True and the first observation of the next game; its
+learner's view at the decision where it was cut, the value to bootstrap from, is in
+``infos["final_obs"]`` (the observation's arrays, filled where ``infos["_final_obs"]``).
 ``reset(options={"reset_mask": m})`` deals again only the games where ``m`` is True.
 
 After ``reset`` and every ``step``, every game waits at its learner's turn: the games whose
@@ -198,17 +200,20 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
                 self._apply(games, actions[games], reward, terminated)
             self._restart(lost)
             reward[lost], terminated[lost] = -1.0, True
+        self._catch_up(reward, terminated)
         self._episode_steps += 1
+        self._episode_steps[terminated] = 0
         truncated = np.zeros(self.num_envs, bool)
         if self.max_episode_steps is not None:
-            cut = np.flatnonzero(~terminated & (self._episode_steps >= self.max_episode_steps))
-            if cut.size:
-                self._restart(cut)
+            cut = np.flatnonzero(self._episode_steps >= self.max_episode_steps)
+            if cut.size:  # at the learner's next decision: that view is the cut game's last
+                final = {key: np.zeros_like(value) for key, value in self._observation().items()}
+                for key, value in self._observation().items():
+                    final[key][cut] = value[cut]
                 truncated[cut] = True
-        ended = terminated | truncated  # a game dealt here and ended by the opponents is no episode
-        self._catch_up(reward, ended)
-        terminated = ended & ~truncated
-        self._episode_steps[ended] = 0
+                infos = {**infos, "final_obs": final, "_final_obs": truncated.copy()}
+                self._restart(cut)
+                self._catch_up(np.zeros(self.num_envs, np.float32), truncated.copy())  # no reward: no episode yet
         return self._observation(), reward, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:

@@ -269,23 +269,53 @@ def test_opponents_and_the_search_rollout_play_the_tables_rules():
 
 
 def test_max_episode_steps_truncates_games_that_never_end_and_deals_them_again():
-    """Drawing and keeping under draw_anytime never ends a game: the limit cuts it, reports
-    truncated (not terminated) with no reward, and the next game starts at once."""
-    rules = {"draw_anytime": True, "must_play_drawn": False}
-    env = uno_v0.vector_env(4, "random", num_players=2, rules=rules, max_episode_steps=5)
-    env.reset(seed=1)
-    draw = env.game.ACTION_NAMES.index("draw")
-    keep = env.game.ACTION_NAMES.index("pass")
-    cuts = []
-    for _ in range(12):
-        mask = env.action_masks()
-        actions = np.where(mask[:, draw], draw, np.where(mask[:, keep], keep, mask.argmax(axis=1)))
-        _, reward, terminated, truncated, _ = env.step(actions)
-        assert not (terminated & truncated).any() and (reward[truncated] == 0).all()
-        cuts.append(truncated)
-    assert np.array(cuts).any() and env.action_masks().any(axis=1).all()
+    """Drawing and keeping under draw_anytime never ends a game against a drawing opponent:
+    the limit cuts it at the learner's 5th decision, reports truncated (not terminated) with
+    no reward and that decision's view in final_obs, and the next game starts at once."""
+    rules = {"draw_anytime": True, "must_play_drawn": False, "hand_size": 7}
+    names = uno_v0.game.ACTION_NAMES
+    draw, keep = names.index("draw"), names.index("pass")
+
+    def drawer(obs, mask):  # the opponent only draws and keeps, as the learner does
+        return np.where(mask[:, draw], draw, np.where(mask[:, keep], keep, mask.argmax(axis=1)))
+
+    env = uno_v0.vector_env(4, drawer, num_players=2, rules=rules, max_episode_steps=5)
+    obs, _ = env.reset(seed=1)
+    for decision in range(1, 11):
+        before = obs["observation"].copy()
+        obs, reward, terminated, truncated, infos = env.step(drawer(None, env.action_masks()))
+        assert not terminated.any() and (reward == 0).all()
+        if decision % 5:
+            assert not truncated.any() and "final_obs" not in infos
+        else:  # every game cut at its 5th decision, its view then kept, a fresh deal shown
+            assert truncated.all() and infos["_final_obs"].all()
+            assert not np.array_equal(infos["final_obs"]["observation"], before)
+            assert infos["final_obs"]["action_mask"].any(axis=1).all()
+            from envs.uno.observation import FIELDS
+
+            assert (obs["observation"][:, FIELDS["discard_pile_size"].slice] == 1).all()  # a new deal
     with pytest.raises(ValueError, match="max_episode_steps must be a positive integer or None"):
         uno_v0.vector_env(2, max_episode_steps=0)
+
+
+def test_sb3_gets_the_cut_games_terminal_observation():
+    pytest.importorskip("stable_baselines3")
+    from envs.sb3_compat import SB3VecEnv
+
+    rules = {"draw_anytime": True, "must_play_drawn": False}
+    names = uno_v0.game.ACTION_NAMES
+    draw, keep = names.index("draw"), names.index("pass")
+
+    def drawer(obs, mask):
+        return np.where(mask[:, draw], draw, np.where(mask[:, keep], keep, mask.argmax(axis=1)))
+
+    venv = SB3VecEnv(uno_v0.vector_env(2, drawer, num_players=2, rules=rules, max_episode_steps=2))
+    venv.reset()
+    for _ in range(2):
+        venv.step_async(drawer(None, venv.action_masks()))
+        _, _, done, infos = venv.step_wait()
+    assert done.all() and all(i["TimeLimit.truncated"] for i in infos)
+    assert all(i["terminal_observation"]["observation"].shape == (uno_v0.game.OBS_SIZE,) for i in infos)
 
 
 def test_a_reset_mask_deals_only_those_games_again():
