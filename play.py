@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponents", help="comma-separated policies for the other seats (default: the game's, heuristic)"
     )
     parser.add_argument(
-        "--seat", type=int, default=0, help="your seat (UNO: seat 0 plays first; the trick game draws its first leader)"
+        "--seat", type=int, default=0, help="your seat (UNO: seat 0 starts a match, unless the first card says otherwise; the trick game draws its leader)"
     )
     parser.add_argument(
         "--target",

@@ -102,8 +102,8 @@ class SearchPolicy(SeededPolicy):
         the files the rollout policy reads (an agent's checkpoint)."""
         from agents.registry import SEARCH, files_read, split_spec
 
-        value = params.get("value", cls.default_value)
-        rollout = params.get("rollout", cls.default_rollout)
+        value = params.get("value") or cls.default_value  # null: the default, as __init__ reads it
+        rollout = cls.default_rollout if params.get("rollout") is None else params["rollout"]
         rollout_files = files_read(game, rollout, players) if split_spec(rollout)[0] != SEARCH else []
         return ([value_file(value, game, players)] if value else []) + rollout_files
 

@@ -289,7 +289,7 @@ class PicklesGameByName:
 
         self.__dict__.update(state, game=importlib.import_module(state["game"]))
         space = self.__dict__.get("action_space")
-        if getattr(space, "legal_source", None):  # a legal-sampling space: bound to this env again
+        if getattr(space, "legal_source", None) and space.legal is None:  # unpickled: bind it to this env
             _bind_legal(space, getattr(self, space.legal_source))
 
 

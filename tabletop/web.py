@@ -7,8 +7,10 @@ cheat: it never holds another player's cards, the draw pile or the random stream
 
 API (JSON)::
 
-    GET  /api/options                 policies per game and the defaults of the setup form
-    POST /api/new    {game, players, opponents, target, seed?, rules?} -> {id, view, events}
+    GET  /api/options                 the games (title, policies, table sizes, partners, the
+                                      defaults and options of the setup form)
+    POST /api/new    {game, players?, opponents?, seat?, target?, seed?, rules?} -> {id, view, events, notes}
+                                      (target: a match's, refused where no match is played)
     GET  /api/state?id=ID             -> {view} (and game_over, the result, once the game is over)
     POST /api/move   {id, action}     -> {view, events}   (400 {error, legal} if illegal)
     POST /api/next   {id}             -> {view, events}   the next game once one is over

@@ -237,6 +237,26 @@ def test_a_whole_uno_match_and_its_record_replays(tmp_path: Any) -> None:
     assert not session.over and session.view()["players"][0]["score"] == 0
 
 
+@pytest.mark.parametrize("scoring", ["standard", "reverse"])
+def test_the_page_gets_standings_in_order_and_the_result_in_words(scoring: str) -> None:
+    """What the page shows without sorting or wording anything itself: the view's leader-first
+    seats and column name, each hand's order, the game's line."""
+    session = TableSession("uno", 3, ["heuristic"], seed=4, target=150, rules={"scoring": scoring})
+    session.advance()
+    checked = 0
+    while not session.over:
+        for event in session.act(session.legal_actions()[-1]):
+            if event.hand_over:
+                assert event.hand_over["order"] == session.rules.standing_order(event.hand_over["scores"])
+                checked += 1
+    view = session.view()
+    scores = [p["score"] for p in view["players"]]
+    assert view["standing"] == session.rules.standing_order(scores) and checked
+    assert view["needed_label"] == ("room left" if scoring == "reverse" else "needed")
+    info = session.history[-1].game_over
+    assert info["line"] == session.table.over_line(info) and info["line"].startswith("Match over: ")
+
+
 def test_a_whole_trick_game_keeps_a_tally() -> None:
     session = TableSession("tricks", 4, ["heuristic", "agent", "heuristic"], seed=5)
     assert session.names[2] == "P2 agent (partner)"

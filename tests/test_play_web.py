@@ -27,6 +27,12 @@ def test_options_and_page(client: TestClient) -> None:
     options = client.get("/api/options").json()["games"]
     assert {"random", "heuristic", "agent"} <= set(options["uno"]["policies"])
     assert options["tricks"]["players"] == [4, 4]
+    # what the setup form is built from: the games, their titles, partners and house rules
+    assert list(options) == ["uno", "tricks"]
+    assert (options["uno"]["title"], options["tricks"]["title"]) == ("classic UNO", "trick game, team vs team")
+    assert (options["uno"]["partners"], options["tricks"]["partners"]) == ([], [2])
+    assert options["uno"]["house_rules"] is True and "house_rules" not in options["tricks"]
+    assert options["uno"]["default_opponent"] == options["tricks"]["default_opponent"] == "heuristic"
     page = client.get("/")
     assert page.status_code == 200 and "game.js" in page.text
     assert client.get("/static/game.js").status_code == 200

@@ -9,6 +9,7 @@ from agents.policy import RandomPolicy
 from agents.registry import make_policy
 from envs.cards import NUM_CARD_TYPES, TYPE_COLOUR, TYPE_NAMES, card_type
 from envs.uno import UnoEngine, UnoRules
+from envs.uno.positions import shown_to
 from envs.uno.worlds import DECK_COUNTS, sample_worlds
 
 
@@ -40,7 +41,8 @@ def reshuffled_hidden(pos: dict, rng: np.random.Generator, tries: int = 200) -> 
 
 def _reshuffled_once(pos: dict, rng: np.random.Generator) -> dict:
     me = pos["current_player"]
-    shown = pos["revealed"]["player"] if pos.get("revealed") and pos["revealed"]["to"] == me else None
+    revealed = shown_to(pos, me)
+    shown = revealed["player"] if revealed else None
     others = [p for p in range(pos["num_players"]) if p not in (me, shown)]
     hidden = [c for p in others for c in pos["hands"][p]] + list(pos["draw_pile"])
     rng.shuffle(hidden)

@@ -354,3 +354,7 @@ def test_action_spaces_pickle_without_their_env_and_rebind_with_it():
     vec = uno_v0.vector_env(4, "heuristic")
     vec.reset(seed=3)
     assert pickle.loads(pickle.dumps(vec)).action_space.legal.__self__ is not vec
+    import copy as copying
+
+    shallow = copying.copy(env)  # shares the space: the original keeps sampling its own legal moves
+    assert env.action_space.legal.__self__ is env and shallow.action_space is env.action_space
