@@ -78,7 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponents", help="comma-separated policies for the other seats (default: the game's, heuristic)"
     )
     parser.add_argument(
-        "--seat", type=int, default=0, help="your seat (UNO: seat 0 starts a match, unless the first card says otherwise; the trick game draws its leader)"
+        "--seat",
+        type=int,
+        default=0,
+        help="your seat (UNO: seat 0 starts a match unless the first card says otherwise; tricks: a drawn leader)",
     )
     parser.add_argument(
         "--target",
