@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from agents.learned import save_checkpoint  # noqa: E402
+from agents.learned import save_checkpoint, shipped_agent  # noqa: E402
 from agents.network import ActorCritic  # noqa: E402
 from agents.registry import make_policy  # noqa: E402
 from bench.engine_speed import results_out  # noqa: E402
@@ -51,26 +51,39 @@ from envs.config import int_in, seed_arg  # noqa: E402
 from envs.uno import NUM_ACTIONS, OBS_NAMES, UnoEngine, UnoRules  # noqa: E402
 from envs.uno.actions import ACTION_NAMES  # noqa: E402
 
+#: The policies one step of improvement starts from.
+BASES = ("heuristic", "agent")
 
-def action_values(players: int, decisions: int, batch: int, seed: int) -> dict[str, np.ndarray]:
+
+def action_values(players: int, decisions: int, batch: int, seed: int, base: Any = None) -> dict[str, np.ndarray]:
     """Observations, masks and every legal action's value (NaN: illegal) at ``decisions``
-    decisions of ``heuristic`` self-play with more than one legal action."""
+    decisions with more than one legal action: of ``heuristic`` self-play, or (``base``, a
+    policy) of ``base`` at seat ``g mod players`` of game ``g`` with ``heuristic`` elsewhere,
+    valued with ``base`` playing that seat on."""
     eng = UnoEngine(batch, players, UnoRules(), seed=seed)
     policy = make_policy("uno", "heuristic", seed=seed + 1)
     rollout = make_policy("uno", "heuristic", seed=seed + 2)
+    seat = np.arange(batch) % players
     rng = np.random.default_rng(seed)
     obs, mask = eng.reset()
     out: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "value": []}
     taken, start = 0, time.perf_counter()
     while taken < decisions:
         for _ in range(4):  # decisions a few moves apart
-            obs, mask, _, _ = eng.step(policy(obs, mask))
-        games = ((mask.sum(axis=1) > 1) & (rng.random(batch) < 0.5)).nonzero()[0][: decisions - taken]
+            actions = policy(obs, mask)
+            if base is not None:
+                mine = (eng.current_player == seat).nonzero()[0]
+                actions[mine] = base(obs[mine], mask[mine])
+            obs, mask, _, _ = eng.step(actions)
+        wanted = (mask.sum(axis=1) > 1) & (rng.random(batch) < 0.5)
+        if base is not None:
+            wanted &= eng.current_player == seat
+        games = wanted.nonzero()[0][: decisions - taken]
         if not games.size:
             continue
         row, action = mask[games].nonzero()
         value = np.full((games.size, NUM_ACTIONS), np.nan, np.float32)
-        value[row, action] = finish(eng.select(games[row]), action, rollout)
+        value[row, action] = finish(eng.select(games[row]), action, rollout, base)
         out["obs"].append(np.rint(obs[games]).astype(np.int16))
         out["mask"].append(mask[games])
         out["value"].append(value)
@@ -81,9 +94,10 @@ def action_values(players: int, decisions: int, batch: int, seed: int) -> dict[s
     return {k: np.concatenate(v) for k, v in out.items()}
 
 
-def finish(eng: UnoEngine, first: np.ndarray, rollout: Any) -> np.ndarray:
+def finish(eng: UnoEngine, first: np.ndarray, rollout: Any, base: Any = None) -> np.ndarray:
     """The player to act's result in each game of ``eng`` after ``first``, then ``rollout`` on
-    every seat to the end (the copies keep the deal's random streams)."""
+    every seat to the end (``base``, if given, on the player's own; the copies keep the deal's
+    random streams)."""
     eng.auto_reset = False  # a finished game waits in phase over
     observer = eng.current_player.copy()
     result = np.zeros(eng.num_games)
@@ -102,6 +116,10 @@ def finish(eng: UnoEngine, first: np.ndarray, rollout: Any) -> np.ndarray:
         actions = np.zeros(live.size, np.int64)
         going = playing.nonzero()[0]
         actions[going] = rollout(obs[going], mask[going])
+        if base is not None:
+            mine = going[eng.current_player[going] == observer[live[going]]]
+            if mine.size:
+                actions[mine] = base(obs[mine], mask[mine])
 
 
 def centred(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -141,12 +159,12 @@ def predicted(net: ActorCritic, obs: np.ndarray, mask: np.ndarray) -> np.ndarray
     return np.where(mask, out, -np.inf)
 
 
-def held_out(net: ActorCritic, data: dict[str, np.ndarray], rows: np.ndarray, seed: int) -> dict[str, float]:
-    """The network's choice against ``heuristic``'s on decisions it never saw: the difference
+def held_out(net: ActorCritic, data: dict[str, np.ndarray], rows: np.ndarray, base: Any) -> dict[str, float]:
+    """The network's choice against the base policy's on decisions it never saw: the difference
     of their values in the true deal, paired, in win-reward units (+1 / -1/(n-1))."""
     obs, mask, value = data["obs"][rows].astype(np.float32), data["mask"][rows], data["value"][rows]
     mine = predicted(net, obs, mask).argmax(axis=1)
-    theirs = make_policy("uno", "heuristic", seed=seed)(obs, mask)
+    theirs = base(obs, mask)
     ar = np.arange(rows.size)
     diff = value[ar, mine] - value[ar, theirs]
     half = 1.96 * float(diff.std(ddof=1)) / np.sqrt(rows.size)
@@ -160,14 +178,13 @@ def held_out(net: ActorCritic, data: dict[str, np.ndarray], rows: np.ndarray, se
 
 
 class Margin:
-    """``heuristic``, taking the network's choice where it predicts ``margin`` more."""
+    """The base policy, taking the network's choice where it predicts ``margin`` more."""
 
-    def __init__(self, net: ActorCritic, margin: float, seed: int) -> None:
-        self.net, self.margin = net, margin
-        self.heuristic = make_policy("uno", "heuristic", seed=seed)
+    def __init__(self, net: ActorCritic, margin: float, base: Any) -> None:
+        self.net, self.margin, self.base = net, margin, base
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        base = self.heuristic(obs, mask)
+        base = self.base(obs, mask)
         scores = predicted(self.net, obs, mask)
         best = scores.argmax(axis=1)
         ar = np.arange(base.size)
@@ -182,28 +199,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int_in(1), default=20_000, help="games at the table per entrant")
     parser.add_argument("--margins", type=float, nargs="+", default=[0.03, 0.1])
     parser.add_argument("--seed", type=seed_arg, default=3)
+    parser.add_argument(
+        "--base", choices=BASES, default="heuristic", help="the policy improved: heuristic, or the shipped agent"
+    )
     parser.add_argument("--quick", action="store_true", help="a smoke run: 2,000 decisions, 400 games")
-    parser.add_argument("--out", type=Path, help="default: bench/results/rollout_values.json")
+    parser.add_argument("--out", type=Path, help="default: bench/results/rollout_values[_agent].json")
     parser.add_argument("--checkpoint", type=Path, help="also save the fitted network (an agent checkpoint)")
     args = parser.parse_args(argv)
-    out = results_out(parser, args.out, args.quick, "rollout_values.json")
+    name = "rollout_values" + ("" if args.base == "heuristic" else "_agent") + ".json"
+    out = results_out(parser, args.out, args.quick, name)
     if args.quick:
         args.decisions, args.games = 2_000, 400
     torch.set_num_threads(1)
     start = time.perf_counter()
-    data = action_values(args.players, args.decisions, 2048, args.seed)
+
+    def base() -> Any:  # the policy improved, as each use had it (heuristic: a fresh seeded one)
+        if args.base == "heuristic":
+            return make_policy("uno", "heuristic", seed=args.seed)
+        return make_policy("uno", {"name": "agent", "checkpoint": str(shipped_agent("uno", args.players))})
+
+    data = action_values(args.players, args.decisions, 2048, args.seed, None if args.base == "heuristic" else base())
     order = np.random.default_rng(args.seed).permutation(len(data["obs"]))
     test, train = order[: len(order) // 20], order[len(order) // 20 :]
     net = fit(data, train, args.epochs, args.seed)
     result: dict[str, Any] = {
-        "command": "python bench/rollout_values.py" + (" --quick" if args.quick else ""),
+        "command": "python bench/rollout_values.py"
+        + (f" --base {args.base}" if args.base != "heuristic" else "")
+        + (" --quick" if args.quick else ""),
+        "base": args.base,
         "players": args.players,
         "decisions": int(len(data["obs"])),
-        "held_out": held_out(net, data, test, args.seed),
+        "held_out": held_out(net, data, test, base()),
         "table": [],
     }
-    entrants = [("heuristic", "heuristic"), ("network alone", LearnedNet(net))]
-    entrants += [(f"heuristic, network where it predicts {m:+g}", Margin(net, m, args.seed)) for m in args.margins]
+    first = "heuristic" if args.base == "heuristic" else base()
+    entrants = [(args.base, first), ("network alone", LearnedNet(net))]
+    entrants += [(f"{args.base}, network where it predicts {m:+g}", Margin(net, m, base())) for m in args.margins]
     for label, entrant in entrants:
         row = {"entrant": label, **play(args.players, entrant, args.games, args.seed + 7)}
         result["table"].append(row)
@@ -218,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         save_checkpoint(args.checkpoint, payload)
     gain = result["held_out"]
     print(
-        f"held out ({gain['decisions']:,} decisions): the network's choice differs from heuristic's in "
+        f"held out ({gain['decisions']:,} decisions): the network's choice differs from {args.base}'s in "
         f"{gain['disagree']:.0%}, worth {gain['gain']:+.4f} [{gain['gain_low']:+.4f}, {gain['gain_high']:+.4f}]"
     )
     return 0
