@@ -22,7 +22,7 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.middleware.trustedhost import parse_host_header
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -50,10 +50,12 @@ def error_response(message: str, status: int = 400, **extra: Any) -> JSONRespons
 
 
 class RequestGuard:
-    """ASGI middleware: refuses cross-site and oversized state-changing requests (see the module)."""
+    """ASGI middleware: refuses foreign hosts, and cross-site and oversized state-changing
+    requests (see the module), with JSON like every other refusal."""
 
-    def __init__(self, app: ASGIApp, max_body: int = MAX_BODY) -> None:
+    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str] = LOCAL_HOSTS, max_body: int = MAX_BODY) -> None:
         self.app, self.max_body = app, max_body
+        self.allowed_hosts = [host.lower() for host in allowed_hosts]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -80,6 +82,13 @@ class RequestGuard:
         await self.app(scope, replay, send)
 
     def _refusal(self, scope: Scope, headers: Headers) -> JSONResponse | None:
+        parsed = parse_host_header(headers.get("host"))
+        host = parsed.host.lower() if parsed is not None else None
+        if host not in self.allowed_hosts:  # a DNS-rebinding page, or a name the server was not started with
+            return error_response(
+                f"this server answers to {', '.join(self.allowed_hosts)}, not Host {shown(headers.get('host'))}",
+                400,
+            )
         if scope["method"] not in CHANGING:
             return None
         media_type = headers.get("content-type", "").split(";")[0].strip().lower()
@@ -138,10 +147,7 @@ JSON_ERRORS = {404: _http_error, 405: _http_error}
 def guards(allowed_hosts: Iterable[str] | None = None, max_body: int = MAX_BODY) -> list[Middleware]:
     """The middleware both apps run: known hosts (default :data:`LOCAL_HOSTS`), then :class:`RequestGuard`."""
     hosts = list(LOCAL_HOSTS if allowed_hosts is None else allowed_hosts)
-    return [
-        Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
-        Middleware(RequestGuard, max_body=max_body),
-    ]
+    return [Middleware(RequestGuard, allowed_hosts=hosts, max_body=max_body)]
 
 
 async def json_object(request: Any) -> dict[str, Any]:
