@@ -4,10 +4,11 @@ A question about the 4-player agents' plateau (docs/agents.md): is ``heuristic``
 best a fair player can do at a table of three ``heuristic`` players, one decision at a time?
 Policy improvement answers it without the noise of PPO's advantages:
 
-1. **Values.** Decisions are sampled from ``heuristic`` self-play. At each, every legal
-   action is played in a copy of the *true* game (the real hands and pile order, the same
-   random streams: common random numbers), and ``heuristic`` plays every seat to the end.
-   The player's result is that action's value in that deal.
+1. **Values.** Decisions are sampled from ``heuristic`` self-play (``--base agent``: from the
+   shipped agent's seat at a table of ``heuristic`` players). At each, every legal action is
+   played in a copy of the *true* game (the real hands and pile order, the same random
+   streams: common random numbers), and play goes on to the end (the base policy on the
+   player's seat). The player's result is that action's value in that deal.
 2. **Fit.** A network reads the player's *observation* and predicts every legal action's
    value, centred on their mean (squared error). The best it can learn is each action's
    value averaged over the deals the observation allows, weighted as ``heuristic`` play
@@ -20,10 +21,11 @@ Policy improvement answers it without the noise of PPO's advantages:
 Nothing here may sit at a table as a policy of the lab: it is a measurement.
 
     python bench/rollout_values.py                  # 2M decisions, about 20 minutes on one core
+    python bench/rollout_values.py --base agent --decisions 1000000    # the shipped agent, 30 minutes
     python bench/rollout_values.py --quick          # a smoke run (seconds; numbers meaningless)
 
-Writes its figures to ``bench/results/rollout_values.json`` (or ``--out``; ``--quick`` writes
-only to ``--out``).
+Writes its figures to ``bench/results/rollout_values.json`` (``rollout_values_agent.json`` with
+``--base agent``; or ``--out``; ``--quick`` writes only to ``--out``).
 """
 
 from __future__ import annotations
@@ -223,9 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     test, train = order[: len(order) // 20], order[len(order) // 20 :]
     net = fit(data, train, args.epochs, args.seed)
     result: dict[str, Any] = {
-        "command": "python bench/rollout_values.py"
-        + (f" --base {args.base}" if args.base != "heuristic" else "")
-        + (" --quick" if args.quick else ""),
+        "command": "python bench/rollout_values.py" + command_options(parser, args),
         "base": args.base,
         "players": args.players,
         "decisions": int(len(data["obs"])),
@@ -253,6 +253,18 @@ def main(argv: list[str] | None = None) -> int:
         f"{gain['disagree']:.0%}, worth {gain['gain']:+.4f} [{gain['gain_low']:+.4f}, {gain['gain_high']:+.4f}]"
     )
     return 0
+
+
+def command_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
+    """The options of this run that differ from the defaults, as typed (the JSON's command)."""
+    if args.quick:
+        return " --quick" + (f" --base {args.base}" if args.base != "heuristic" else "")
+    shown = ""
+    for name in ("base", "players", "decisions", "epochs", "games", "margins", "seed"):
+        value = getattr(args, name)
+        if value != parser.get_default(name):
+            shown += f" --{name} " + (" ".join(map(str, value)) if isinstance(value, list) else str(value))
+    return shown
 
 
 class LearnedNet:
