@@ -207,10 +207,8 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
         if self.max_episode_steps is not None:
             cut = np.flatnonzero(self._episode_steps >= self.max_episode_steps)
             if cut.size:  # at the learner's next decision: that view is the cut game's last
-                final = {key: np.zeros_like(value) for key, value in self._observation().items()}
-                for key, value in self._observation().items():
-                    final[key][cut] = value[cut]
                 truncated[cut] = True
+                final = {key: np.where(truncated[:, None], value, 0) for key, value in self._observation().items()}
                 infos = {**infos, "final_obs": final, "_final_obs": truncated.copy()}
                 self._restart(cut)
                 self._catch_up(np.zeros(self.num_envs, np.float32), truncated.copy())  # no reward: no episode yet
