@@ -161,8 +161,10 @@ class PublicHistory:
     def seen_by(self, eng: Any) -> np.ndarray:
         """``[B, players * size]``: every seat's history as each game's player to act counts
         seats (itself first, then in the direction of play), counts scaled by 1/8."""
+        from envs.uno.kernel import seats_after
+
         rows, n = np.arange(eng.num_games), self.num_players
-        seats = [(eng.current_player + eng.direction * k) % n for k in range(n)]
+        seats = [seats_after(eng.current_player, k, eng.direction, n) for k in range(n)]
         return np.concatenate([self.values[rows, s] for s in seats], axis=1) / 8.0
 
 

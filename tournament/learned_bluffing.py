@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from envs.uno import actions as A
-from envs.uno.kernel import CHALLENGE_SWING_GUILTY, CHALLENGE_SWING_INNOCENT
+from envs.uno.kernel import CHALLENGE_SWING_GUILTY, CHALLENGE_SWING_INNOCENT, challenged_seats, seats_after
 from envs.uno.kernel import WILD_DRAW_FOUR_DRAW as W4
 from envs.uno.observation import CHALLENGE, PLAY
 
@@ -87,7 +87,7 @@ def survey(
             bluffs(eng.hands, eng.colour, eng.pending_draw, eng.phase, rows, seat[rows], is_bluff)
             rows = rows[is_bluff]
             played = (actions[rows] >= A.PLAY_WILD_DRAW_FOUR) & (actions[rows] < A.PLAY_WILD_DRAW_FOUR + 4)
-            target = (seat[rows] + eng.direction[rows]) % players
+            target = seats_after(seat[rows], 1, eng.direction[rows], players)
             colour = eng.colour[rows]
             held = eng.hands[rows, seat[rows]]
             bluff["bluffed"].append(played)
@@ -102,7 +102,8 @@ def survey(
         if rows.size:
             challenge["challenged"].append(actions[rows] == A.CHALLENGE)
             challenge["guilty"].append(eng.challenge_guilty[rows].copy())
-            challenge["bluffer_size"].append(eng.hand_size[rows, (seat[rows] - eng.direction[rows]) % players])
+            bluffer = challenged_seats(seat[rows], eng.direction[rows], players)
+            challenge["bluffer_size"].append(eng.hand_size[rows, bluffer])
             challenge["own_size"].append(eng.hand_size[rows, seat[rows]])
         obs, mask, _, done = eng.step(actions)
         done_games += int(done.sum())

@@ -254,10 +254,27 @@ def holds_colour(hand, colour: int) -> bool:
     return False
 
 
-@njit(cache=True, _nrt=False)
-def seat_after(seat: int, steps: int, direction: int, num_players: int) -> int:
-    """The seat ``steps`` places on in the direction of play (negative: back)."""
+def seats_after(seat, steps, direction, num_players):  # noqa: ANN001, ANN201 (ints or numpy arrays)
+    """The seat ``steps`` places on in the direction of play (negative: back), for ints or
+    numpy arrays alike (broadcast): what positions, worlds and studies compute outside the
+    kernel, which calls it compiled as :func:`seat_after`."""
     return (seat + steps * direction) % num_players
+
+
+#: :func:`seats_after` compiled, for one game's seats inside the kernel.
+seat_after = njit(cache=True, _nrt=False)(seats_after)
+
+
+def challenged_seats(challenger, direction, num_players):  # noqa: ANN001, ANN201 (ints or numpy arrays)
+    """Who played the Wild Draw Four a challenger answers: the seat before it (compiled for
+    the kernel as :func:`challenged_seat`)."""
+    return seats_after(challenger, -1, direction, num_players)
+
+
+@njit(cache=True, _nrt=False)
+def challenged_seat(challenger: int, direction: int, num_players: int) -> int:
+    """:func:`challenged_seats` for one game, in the kernel."""
+    return seat_after(challenger, -1, direction, num_players)
 
 
 @njit(cache=True, _nrt=False)
@@ -581,7 +598,7 @@ def answer_challenge(s, g: int, challenge: bool, num_players: int) -> None:
     challenger draw 6 and lose the turn. Either way the challenger sees the hand.
     """
     challenger = s.current[g]
-    bluffer = seat_after(challenger, -1, s.direction[g], num_players)
+    bluffer = challenged_seat(challenger, s.direction[g], num_players)
     s.challenge_colour[g] = -1
     if challenge:  # shown to the challenger alone, beside what other challenges showed other seats
         for t in range(NUM_CARD_TYPES):
@@ -894,7 +911,7 @@ def write_observation_row(s, g: int, v: int, row, rules) -> None:
     row[_NUM_PLAYERS] = num_players
     # Relative seats in the direction of play from the viewer.
     for i in range(num_players):
-        seat = (v + d * i) % num_players
+        seat = seat_after(v, i, d, num_players)
         row[_HAND_SIZES + i] = hand_size[g, seat]
         row[_UNO_DECLARED + i] = uno_declared[g, seat]
         row[_SCORES + i] = scores[g, seat] * score_scale
@@ -912,7 +929,7 @@ def write_observation_row(s, g: int, v: int, row, rules) -> None:
             row[_REVEALED_HAND + t] = revealed_hand[g, v, t]
         row[_REVEALED_SEAT + ((revealed_from[g, v] - v) * d) % num_players] = 1.0
     for i in range(num_players):  # public history, per relative seat and colour
-        seat = (v + d * i) % num_players
+        seat = seat_after(v, i, d, num_players)
         for c in range(NUM_COLOURS):
             since = s.void_draws[g, seat, c]
             if since >= 0:

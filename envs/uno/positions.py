@@ -75,7 +75,14 @@ from envs.cards import (
 from envs.core import check_rng_state, read_bool, read_int, read_list, read_number, shown_value
 from envs.positions import check_keys, read_rng, read_seat, rng_state
 from envs.uno.engine import PHASE_NAMES, UnoEngine
-from envs.uno.kernel import DRAW_TWO_DRAW, SWAP_KIND, WILD_DRAW_FOUR_DRAW, holds_colour, playable
+from envs.uno.kernel import (
+    DRAW_TWO_DRAW,
+    SWAP_KIND,
+    WILD_DRAW_FOUR_DRAW,
+    challenged_seats,
+    holds_colour,
+    playable,
+)
 from envs.uno.observation import DECK_POINTS
 
 REQUIRED = ("num_players", "hands", "draw_pile", "discard_pile", "colour", "direction", "current_player", "phase")
@@ -325,7 +332,7 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
         if not isinstance(previous, str):
             raise ValueError(f"challenge.previous_colour must be R, Y, G or B, got {shown_value(previous)}")
         challenge_colour = colour_index(previous)
-        bluffer = current if phase_name == "uno" else (current - direction) % P
+        bluffer = current if phase_name == "uno" else challenged_seats(current, direction, P)
         if "player" in challenge and read_seat(challenge["player"], P, "challenge.player") != bluffer:
             raise ValueError(
                 f"challenge.player must be {bluffer}: the player who just played the Wild Draw Four "

@@ -249,7 +249,7 @@ def sample_worlds(
     N = B * worlds
     direction = view["direction"]
     slots = np.arange(n)
-    seat_of_slot = (direction[:, None] * slots) % n  # [B, n]
+    seat_of_slot = kernel.seats_after(0, slots, direction[:, None], n)  # [B, n]
     unseen = unseen_counts(view)
 
     # Hand sizes per seat; a revealed hand is placed first and only the rest is dealt.
@@ -363,7 +363,7 @@ def sample_worlds(
     # The Wild Draw Four's player: the seat before the observer in phase challenge, the
     # observer itself in phase uno (its own second-to-last card, the answer comes next).
     phase = rep(view["phase"])
-    bluffer = np.where(phase == UNO, 0, (-rep(direction)) % n)
+    bluffer = np.where(phase == UNO, 0, kernel.challenged_seats(0, rep(direction), n))
     guilty = np.zeros(N, bool)
     pending = np.where((phase == CHALLENGE) | (phase == UNO), state["challenge_colour"], -1)
     _guilt(state["hands"], bluffer, pending, guilty)
