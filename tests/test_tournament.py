@@ -96,6 +96,27 @@ def test_uno_referee_counts_wild_draw_four_bluffs_and_challenges():
     assert 0 < rows["challenger"]["challenges_won"] <= rows["bluffer"]["wd4_bluffs"]
 
 
+@pytest.mark.parametrize(
+    ("scoring", "key", "column"),
+    [
+        ("standard", "mean_points_missing", "missing to target"),
+        ("reverse", "mean_room_under_target", "room under target"),
+    ],
+)
+def test_a_match_reports_its_distance_from_the_target_the_way_its_scoring_reads_it(scoring, key, column):
+    cfg = config(games=64, batch=64, rules={"match": True, "scoring": scoring, "target_score": 100})
+    summary = summarise(cfg, build_schedule(cfg), run_tournament(cfg, build_schedule(cfg)))
+    rows = {row["entrant"]: row for row in summary["entrants"]}
+    other = ({"mean_points_missing", "mean_room_under_target"} - {key}).pop()
+    assert all(key in r and other not in r for r in rows.values())
+    # the loser misses more of a target; under reverse scoring the winner keeps the most room under it
+    larger, smaller = ("heuristic", "random") if scoring == "reverse" else ("random", "heuristic")
+    assert rows[larger][key] > rows[smaller][key]
+    from tournament.tallies import tally_of
+
+    assert column in tally_of("uno").columns(list(rows.values()))
+
+
 def test_trick_game_tournament_reports_team_results():
     cfg = TournamentConfig.from_mapping(
         {

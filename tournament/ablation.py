@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from rich.table import Table
 from agents.run_record import CHECKPOINT, RUN_RECORD
 from envs.core import dataclass_from_mapping
 from envs.games import game as game_info
-from tournament.report import ROWS_CSV, ROWS_JSON, json_ready, reported_rows, save_figure, write_atomic
+from tournament.report import ROWS_CSV, ROWS_JSON, reported_rows, save_figure, write_study
 from tournament.stats import Z95, holm, p_from_interval
 
 ROW_KEYS = ("name", "label", "config", "overrides", "baseline", "against", "replicate")
@@ -300,15 +299,10 @@ def run_study(data: dict[str, Any], console: Console) -> int:
     folder = Path(config.data)
     console.print(study_table(results))
     plot = plot_rows(results, folder / "ablations.png", config)
-    write_atomic(
-        folder / ROWS_JSON,
-        json.dumps(json_ready({"study": dataclasses.asdict(config), "rows": results}), indent=2, allow_nan=False)
-        + "\n",
-    )
-    write_atomic(folder / ROWS_CSV, rows_csv(results))
     report = Path(config.report)
-    write_atomic(report, markdown(config, results, plot, report, missing))
-    console.print(f"wrote {report}, {folder / ROWS_JSON}, {folder / ROWS_CSV}, {plot}")
+    text = markdown(config, results, plot, report, missing)
+    written = write_study(folder, config, results, rows_csv(results), report, text)
+    console.print(f"wrote {', '.join(map(str, written))}, {plot}")
     return 0
 
 

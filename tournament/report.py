@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -103,6 +104,19 @@ def reported_rows(folder: Path) -> dict[tuple[str, str], dict[str, Any]]:
 def write_atomic(path: Path, text: str) -> None:
     """Write then rename: a reader never sees half a file (:func:`envs.atomic.write_atomically`)."""
     write_atomically(path, text)
+
+
+def write_study(
+    folder: Path, study: Any, rows: list[dict[str, Any]], rows_csv: str, report: Path, text: str
+) -> list[Path]:
+    """A study's outputs: its rows with its config (a dataclass) as ``rows.json`` and its rows
+    as ``rows.csv`` in ``folder`` (what :func:`reported_rows` reads back), and its report;
+    returns the report's path, then the data's."""
+    data = json.dumps(json_ready({"study": dataclasses.asdict(study), "rows": rows}), indent=2, allow_nan=False)
+    write_atomic(folder / ROWS_JSON, data + "\n")
+    write_atomic(folder / ROWS_CSV, rows_csv)
+    write_atomic(report, text)
+    return [report, folder / ROWS_JSON, folder / ROWS_CSV]
 
 
 def entrants_csv(summary: dict[str, Any]) -> str:

@@ -63,7 +63,10 @@ class UnoTally(Tally):
         if rules.match:
             final = results.scores[played][at]
             row["mean_final_score"] = float(final.mean())
-            row["mean_points_missing"] = float(np.maximum(rules.target_score - final, 0).mean())
+            # how far from the target: what a player still needs, or under reverse scoring (where the
+            # target is a limit and the lowest total wins) the room it has left below it
+            gap = "mean_room_under_target" if rules.reverse_scoring else "mean_points_missing"
+            row[gap] = float(np.maximum(rules.target_score - final, 0).mean())
             row["hands_per_match"] = float(results.hands[played][at.any(axis=1)].mean())  # its own matches
         for name, counts in results.events.items():
             row[name] = int(counts[played][at].sum())
@@ -71,19 +74,21 @@ class UnoTally(Tally):
         row["challenge_success"] = row["challenges_won"] / row["challenges"] if row["challenges"] else float("nan")
 
     def columns(self, rows: list[dict[str, Any]]) -> list[str]:
-        match = ["final score", "missing to target"] if "mean_final_score" in rows[0] else []
+        match = ["final score", *(label for key, label in _GAPS.items() if key in rows[0])]
         return ["points/hand", *match, "W+4 bluffs", "challenges won"]
 
     def cells(self, row: dict[str, Any]) -> list[str]:
-        match = (
-            [f"{row['mean_final_score']:.0f}", f"{row['mean_points_missing']:.0f}"] if "mean_final_score" in row else []
-        )
+        match = [f"{row[key]:.0f}" for key in ("mean_final_score", *_GAPS) if key in row]
         return [
             f"{row['points_per_hand']:.1f}",
             *match,
             f"{row['wd4_bluffs']:,}/{row['wd4_played']:,}",
             f"{row['challenges_won']:,}/{row['challenges']:,}",
         ]
+
+
+#: A match's distance from its target score, by the scoring's direction: the row's key and column.
+_GAPS = {"mean_points_missing": "missing to target", "mean_room_under_target": "room under target"}
 
 
 class TricksTally(Tally):

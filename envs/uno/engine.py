@@ -41,7 +41,7 @@ RULES_RECORD = {
     "uno_catch_prob": lambda r, players: float(r.uno_catch_prob),
     "match": lambda r, players: r.match,
     "target_score": lambda r, players: r.target_score,
-    "reverse_scoring": lambda r, players: r.scoring == "reverse",
+    "reverse_scoring": lambda r, players: r.reverse_scoring,
     "points_reward": lambda r, players: r.reward == "points",
     "winner_starts": lambda r, players: r.hand_starter == "winner",
 }

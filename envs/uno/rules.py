@@ -162,28 +162,31 @@ class UnoRules(RulesBase):
                     f"UnoRules.{name}={getattr(self, name)!r} is not an option; allowed: {', '.join(allowed)}"
                 )
 
+    @property
+    def reverse_scoring(self) -> bool:
+        """Whether each player adds its own hand and the lowest total wins (``scoring: reverse``)."""
+        return self.scoring == "reverse"
+
     def match_over(self, scores: np.ndarray) -> np.ndarray:
         """Whether a match with these totals ``[..., P]`` is over (:func:`match_over_one`)."""
         scores = np.asarray(scores, dtype=np.int64)
         rows = scores.reshape(-1, scores.shape[-1])
-        reverse = self.scoring == "reverse"
-        over = np.array([match_over_one(row, self.target_score, reverse) for row in rows], dtype=bool)
+        over = np.array([match_over_one(row, self.target_score, self.reverse_scoring) for row in rows], dtype=bool)
         return over.reshape(scores.shape[:-1])
 
     def match_winners(self, scores: np.ndarray) -> np.ndarray:
         """Who leads a match with these totals ``[..., P]`` (:func:`match_leaders_one`)."""
         scores = np.asarray(scores, dtype=np.int64)
         rows = scores.reshape(-1, scores.shape[-1])
-        reverse = self.scoring == "reverse"
         leaders = np.zeros(rows.shape, dtype=bool)
         for row, out in zip(rows, leaders, strict=True):
-            match_leaders_one(row, reverse, out)
+            match_leaders_one(row, self.reverse_scoring, out)
         return leaders.reshape(scores.shape)
 
     def standing_order(self, totals: Sequence[int]) -> list[int]:
         """Seats leader first by their match totals (:func:`match_leaders_one`'s order: the
         highest first in standard scoring, the lowest in reverse); ties keep seat order."""
-        sign = 1 if self.scoring == "reverse" else -1
+        sign = 1 if self.reverse_scoring else -1
         return sorted(range(len(totals)), key=lambda p: (sign * int(totals[p]), p))
 
     def check_players(self, num_players: int) -> None:
