@@ -298,3 +298,19 @@ def test_the_exploitability_study_checks_its_scale_and_bar_before_training_and_s
     assert rising(thirds)[3] == pytest.approx(2 / 3)
     short = {"curve": [point(0, 0.5), point(50, 0.5), point(100, 0.55)]}  # its only middle point: half way
     assert rising(short)[3] == pytest.approx(0.5)
+
+
+def test_the_studys_scale_is_measured_against_the_target_not_the_runs_first_opponent():
+    from rich.console import Console
+
+    from tournament.eval_opponents import evaluate_policy
+    from tournament.exploitability import Row, reference
+    from train import load_training_config
+
+    cfg = load_training_config(
+        Path("configs/best_response/uno_2p_first_legal.yaml"), ["eval_opponents=[random, first_legal]"]
+    )
+    row = Row("first_legal", True, [], cfg, Path("unused"), "", None, None, None)
+    scale = reference(row, "heuristic", 400, Console(quiet=True))
+    against = {r["opponent"]: r["win_rate"] for r in evaluate_policy(cfg, "heuristic", games=400)}
+    assert scale["win_rate"] == against["first_legal"] != against["random"]
