@@ -29,11 +29,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
 from agents.registry import table_notes
-from envs.atomic import check_writable
 from envs.compiled import COMPILING, kernels_cached, warm_up
 from envs.config import merge, parse_overrides, read_yaml
 from tournament.config import TournamentConfig, load_config
-from tournament.report import print_report, write_outputs
+from tournament.report import check_output_files, print_report, write_outputs
 from tournament.runner import run_tournament
 from tournament.schedule import build_schedule, plan_shards
 from tournament.stats import summarise
@@ -136,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_study(study, console)
         config = load_config(path, args.overrides)
         if not args.no_files:  # before the games: an unusable output must not cost the whole run
-            check_writable(config.output, "output")
+            check_output_files(config.output)
     except ValueError as err:
         parser.error(str(err))
     started = False

@@ -142,6 +142,14 @@ def test_the_study_refuses_what_it_cannot_run(tmp_path):
     with pytest.raises(RuntimeError, match="holds an unfinished run .* --resume"):
         run_study(_config(tmp_path), Console(record=True))
     assert (live / "checkpoint.pt").is_file()
+    # measurement settings and outputs are checked before any row trains (hours)
+    for key, value in (("games", "abc"), ("games", 1.5), ("seed", -1), ("seed", True)):
+        with pytest.raises(ValueError, match=f"{key} must be an integer from"):
+            AblationConfig.from_mapping({**_config(tmp_path), key: value})
+    (tmp_path / "a_file").write_text("")
+    with pytest.raises(ValueError, match="report"):
+        run_study({**_config(tmp_path), "report": str(tmp_path / "a_file" / "ablations.md")}, Console(record=True))
+    assert not (tmp_path / "runs" / "again").exists()
 
 
 def test_a_row_is_compared_to_the_row_it_names_else_its_tables_baseline():

@@ -250,3 +250,29 @@ def test_the_bluff_grid_and_survey_are_checked_before_any_game():
             BluffStudyConfig.from_mapping({**base, key: value})
     with pytest.raises(ValueError, match="survey_games is a positive number of games"):
         BluffStudyConfig.from_mapping({**base, "survey_games": 0})
+
+
+@pytest.mark.parametrize("study", ["bluff_study", "exploitability"])
+def test_a_study_whose_report_cannot_be_written_stops_before_any_game(tmp_path, study):
+    (tmp_path / "a_file").write_text("")
+    args = [f"report={tmp_path / 'a_file' / 'report.md'}", f"data={tmp_path / 'data'}"]
+    result = subprocess.run(
+        [sys.executable, "evaluate.py", "--config", f"configs/eval/{study}.yaml", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0 and "report" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_an_output_file_that_cannot_be_written_stops_the_tournament_before_any_game(tmp_path):
+    (tmp_path / "tournament.csv").mkdir()  # a folder where the table goes
+    result = subprocess.run(
+        [sys.executable, "evaluate.py", "games=48", "batch=48", f"output={tmp_path}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0 and "tournament.csv" in result.stderr and "Traceback" not in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tournament.csv"]  # nothing written

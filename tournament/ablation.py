@@ -27,9 +27,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from agents.run_record import CHECKPOINT, RUN_RECORD
+from envs.config import MAX_SEED
 from envs.core import dataclass_from_mapping
 from envs.games import game as game_info
-from tournament.report import ROWS_CSV, ROWS_JSON, reported_rows, save_figure, write_study
+from tournament.config import MAX_GAMES
+from tournament.report import ROWS_CSV, ROWS_JSON, check_outputs, reported_rows, save_figure, write_study
 from tournament.stats import Z95, holm, p_from_interval
 
 ROW_KEYS = ("name", "label", "config", "overrides", "baseline", "against", "replicate")
@@ -84,8 +86,10 @@ class AblationConfig:
                     f"row {row['name']}: against names the row it is compared to, one of "
                     f"{[n for n in names if n != row['name']]}, got {row['against']!r}"
                 )
-        if not 1 <= config.games <= 10_000_000:
-            raise ValueError(f"games must be in [1, 10,000,000], got {config.games}")
+        for name, low, high in (("games", 1, MAX_GAMES), ("seed", 0, MAX_SEED)):  # before hours of training
+            value = getattr(config, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError(f"{name} must be an integer from {low} to {high:,}, got {value!r}")
         return config
 
     def row_args(self, row: dict[str, Any]) -> list[str]:
@@ -229,6 +233,7 @@ def run_study(data: dict[str, Any], console: Console) -> int:
     from train import main as train_main
 
     config = AblationConfig.from_mapping(data)
+    check_outputs(config.report, config.data)
     rows = plan(config)
     from_data = [r for r in rows if r.finished is None and _measured_alike(config, r.reported)]
     todo = [r for r in rows if r.finished is None and r not in from_data]

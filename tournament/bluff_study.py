@@ -33,7 +33,7 @@ from envs.uno.kernel import CHALLENGE_BREAK_EVEN
 from envs.uno.kernel import INNOCENT_CHALLENGE_DRAW as INNOCENT
 from envs.uno.kernel import WILD_DRAW_FOUR_DRAW as W4
 from tournament.config import TournamentConfig
-from tournament.report import json_ready, save_figure, write_atomic
+from tournament.report import check_outputs, json_ready, save_figure, write_atomic
 from tournament.runner import run_tournament
 from tournament.schedule import build_schedule
 from tournament.stats import Z95, holm, p_from_interval, seat_scores, wilson
@@ -132,6 +132,7 @@ class BluffStudyConfig:
 def run_study(data: dict[str, Any], console: Console) -> int:
     """Play every cell, print the tables, write the markdown report, JSON, CSV and plots."""
     config = BluffStudyConfig.from_mapping(data)
+    check_outputs(config.report, config.data)
     cells = []
     for players in config.table_sizes:
         baseline: dict[str, np.ndarray] = {}

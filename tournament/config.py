@@ -13,7 +13,8 @@
                               # combination of `players` entrants (round robin)
     seating: auto             # rotations | permutations | auto (permutations up to 4 seats)
     games: 20000              # at least this many games in all (rounded up to whole deals)
-    batch: 4096               # games stepped at once
+    batch: 4096               # games stepped at once. Part of the tournament: a policy draws
+                              # its random numbers for a whole batch, so it changes the games
     shard_games: null         # games per shard (whole deals); null: 3 x batch. Part of the
                               # tournament: shards seed their policies, so it changes the games
     seed: 0

@@ -132,10 +132,24 @@ def entrants_csv(summary: dict[str, Any]) -> str:
     return out.getvalue()
 
 
+def output_files(folder: str | Path, stem: str = "tournament") -> list[Path]:
+    """Every file a tournament may write in ``folder``: data, table, win rates, head to head."""
+    return [Path(folder) / f"{stem}{end}" for end in (".json", ".csv", "_win_rates.png", "_head_to_head.png")]
+
+
+def check_output_files(folder: str | Path, stem: str = "tournament") -> None:
+    """Before the games: the folder and each of :func:`output_files` can be written
+    (``ValueError`` naming ``output`` otherwise); the folder is made."""
+    check_writable(folder, "output")
+    for path in output_files(folder, stem):
+        check_file_writable(path, "output")
+
+
 def write_outputs(summary: dict[str, Any], folder: Path, stem: str = "tournament") -> list[Path]:
-    """``<stem>.json``, ``<stem>.csv`` and the PNG plots in ``folder``; returns the paths."""
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = [folder / f"{stem}.json", folder / f"{stem}.csv"]
+    """``<stem>.json``, ``<stem>.csv`` and the PNG plots in ``folder``; returns the paths. Every
+    path is checked before anything is written, so a failure leaves earlier outputs as they were."""
+    check_output_files(folder, stem)
+    paths = output_files(folder, stem)[:2]
     data = json.dumps(json_ready(summary), indent=2, allow_nan=False) + "\n"  # made before anything is
     table = entrants_csv(summary)  # written: a failure leaves the earlier outputs as they were
     plots = plot_summary(summary, folder, stem)
@@ -182,7 +196,7 @@ def _plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path
         ax.errorbar(mu, y, xerr=sigma, fmt="s", capsize=4, color="tab:orange")
         ax.set_yticks(y, [""] * len(rows))
         ax.set_xlabel("OpenSkill rating (mu ± sigma)")
-    paths.append(save_figure(fig, folder / f"{stem}_win_rates.png"))
+    paths.append(save_figure(fig, output_files(folder, stem)[2]))
 
     h2h = summary.get("head_to_head")
     if h2h:
@@ -201,9 +215,9 @@ def _plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path
         ax.set_yticks(range(len(labels)), labels)
         ax.set_title("row's score against column")
         fig.colorbar(im, ax=ax)
-        paths.append(save_figure(fig, folder / f"{stem}_head_to_head.png"))
+        paths.append(save_figure(fig, output_files(folder, stem)[3]))
     else:  # an earlier tournament's heatmap in this folder would read as this one's
-        (folder / f"{stem}_head_to_head.png").unlink(missing_ok=True)
+        output_files(folder, stem)[3].unlink(missing_ok=True)
     return paths
 
 
@@ -226,12 +240,17 @@ def write_rows(folder: Path, stem: str, rows: list[dict[str, Any]], fields: list
     return paths
 
 
+def check_outputs(report: str | Path, folder: str | Path, names: tuple[str, str] = ("report", "data")) -> None:
+    """Before a study's hours of play or training: its report and data folder can be written
+    (else a ``ValueError`` naming the setting, ``names``); nothing is created yet."""
+    check_file_writable(report, names[0])
+    check_writable(folder, names[1], create=False)
+
+
 def check_study_outputs(parser: Any, report: Path, folder: Path) -> None:
-    """Before a bench's hours of play: its report and data folder can be written (else the
-    bench's ``parser`` exits naming ``--report`` or ``--data``); nothing is created yet."""
+    """:func:`check_outputs` for a bench: its ``parser`` exits naming ``--report`` or ``--data``."""
     try:
-        check_file_writable(report, "--report")
-        check_writable(folder, "--data", create=False)
+        check_outputs(report, folder, ("--report", "--data"))
     except ValueError as err:
         parser.error(str(err))
 
