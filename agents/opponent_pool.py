@@ -68,19 +68,19 @@ class OpponentPool:
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict[str, Any]:
         return {
-            "scripted_rngs": [p.rng.bit_generator.state for p in self.scripted],
+            "scripted_rngs": [p.rng_state() for p in self.scripted],
             "snapshots": self.snapshot_weights(),
-            "snapshot_rngs": [p.rng.bit_generator.state for p in self.snapshots],
+            "snapshot_rngs": [p.rng_state() for p in self.snapshots],
         }
 
     def load_state_dict(self, state: dict[str, Any], net: nn.Module) -> None:
         """The pool a :meth:`state_dict` describes (snapshots as copies of ``net`` with their weights)."""
         for policy, rng_state in zip(self.scripted, state["scripted_rngs"], strict=True):
-            policy.rng.bit_generator.state = rng_state
+            policy.set_rng_state(rng_state)
         self.snapshots = []
         for weights, rng_state in zip(state["snapshots"], state["snapshot_rngs"], strict=True):
             frozen = copy.deepcopy(net).cpu()
             frozen.load_state_dict(weights)
             policy = LearnedPolicy.from_network(frozen)
-            policy.rng.bit_generator.state = rng_state
+            policy.set_rng_state(rng_state)
             self.snapshots.append(policy)

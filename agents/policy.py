@@ -8,7 +8,7 @@ and human play all call policies this way, once per step for all the games they 
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -59,6 +59,15 @@ class SeededPolicy:
     def seed(self, seed: int | None) -> None:
         """Restart the policy's random stream."""
         self.rng = np.random.default_rng(seed)
+
+    def rng_state(self) -> dict[str, Any]:
+        """Where the policy's random streams stand (plain data, for an exact resume); a policy
+        that holds another policy (the search's rollouts) adds that one's."""
+        return self.rng.bit_generator.state
+
+    def set_rng_state(self, state: dict[str, Any]) -> None:
+        """Put the streams back where :meth:`rng_state` found them."""
+        self.rng.bit_generator.state = state
 
     def tie_break(self, shape: tuple[int, ...]) -> np.ndarray:
         """Random values in [0, 1) (16-bit resolution), one per entry of ``shape``."""

@@ -156,6 +156,16 @@ class SearchPolicy(SeededPolicy):
         super().seed(seed)
         self.rollout.seed(int(self.rng.integers(2**63)))
 
+    def rng_state(self) -> dict[str, Any]:
+        return {"search": super().rng_state(), "rollout": self.rollout.rng_state()}
+
+    def set_rng_state(self, state: dict[str, Any]) -> None:
+        if "search" not in state:  # a checkpoint from before the rollout's stream was kept
+            super().set_rng_state(state)
+            return
+        super().set_rng_state(state["search"])
+        self.rollout.set_rng_state(state["rollout"])
+
     # ------------------------------------------------------------------ per game
     @property
     def rules_type(self) -> type:

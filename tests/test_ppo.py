@@ -121,6 +121,8 @@ def test_a_few_seconds_of_training_beat_random(tmp_path):
         ("uno", {"critic": "oracle"}),
         ("uno", {"oracle_guide": 0.5, "total_steps": 8192}),
         ("uno", {"belief_coef": 1.0}),
+        # a search opponent: its rollout policy's random stream is kept too
+        ("uno", {"opponents": [{"name": "search", "worlds": 2, "depth": 0, "value": ""}], "self_play": 0.0}),
     ],
 )
 def test_resume_continues_bit_for_bit(tmp_path, game, extra):
