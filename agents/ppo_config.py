@@ -189,7 +189,7 @@ class PPOConfig:
                 f"num_games x num_steps ({self.num_games:,} x {self.num_steps:,}) must be at most "
                 f"{MAX_UPDATE_DECISIONS:,} decisions per update (the rollout is held in memory)"
             )
-        if self.num_rollout_actors > self.num_games:
+        if self.backend == "ray" and self.num_rollout_actors > self.num_games:
             raise ValueError(
                 f"num_rollout_actors ({self.num_rollout_actors}) cannot exceed num_games ({self.num_games}): "
                 "each actor steps a share of the games"
@@ -211,6 +211,11 @@ class PPOConfig:
                 raise ValueError(
                     f"{name} must be a list of policy specs (e.g. [random, heuristic]), got {getattr(self, name)!r}"
                 )
+        if self.eval_every and not self.eval_opponents:
+            raise ValueError(
+                "eval_opponents is empty, but eval_every > 0 evaluates against them: "
+                "name at least one (e.g. [heuristic]), or eval_every=0 for no evaluation at all"
+            )
         if self.num_minibatches > self.num_games * self.num_steps:
             raise ValueError(
                 f"num_minibatches ({self.num_minibatches}) cannot exceed the decisions of an update "

@@ -118,9 +118,10 @@ def learning_samples(
 def minibatches(
     n: int, num_minibatches: int, rng: np.random.Generator, device: torch.device | str = "cpu"
 ) -> Iterator[torch.Tensor]:
-    """Shuffled index tensors of ``num_minibatches`` equal minibatches of ``n`` samples
-    (the remainder waits for the next epoch's shuffle)."""
+    """Shuffled index tensors of ``num_minibatches`` equal minibatches of ``n`` samples (the
+    remainder waits for the next epoch's shuffle); ``n`` of one sample each when there are
+    fewer samples than minibatches, none when there are none."""
     size = max(1, n // num_minibatches)
     order = torch.as_tensor(rng.permutation(n), device=device)
-    for lo in range(0, n - size + 1, size):
+    for lo in range(0, min(num_minibatches, n // size) * size, size):
         yield order[lo : lo + size]

@@ -207,6 +207,7 @@ def test_bad_training_configs_are_refused():
         ({"self_play": 1.5}, "self_play"),
         ({"num_games": 0}, "num_games must be an integer from 1 to"),
         ({"device": "tpu"}, "device"),
+        ({"eval_opponents": []}, "eval_opponents is empty, but eval_every > 0"),
     ]:
         with pytest.raises(ValueError, match=message):
             tiny(**kw)
@@ -416,3 +417,23 @@ def test_a_resumed_ray_actor_plays_other_games_than_the_runs_first_ones():
 
     np.testing.assert_array_equal(first_obs(0), first_obs(0))
     assert not np.array_equal(first_obs(0), first_obs(16))
+
+
+def test_an_epoch_has_as_many_minibatches_as_asked_and_a_rollout_without_decisions_none():
+    from agents.rollout import minibatches
+
+    rng = np.random.default_rng(0)
+    for n, k, sizes in ((10, 4, [2] * 4), (31, 8, [3] * 8), (3, 8, [1] * 3), (0, 8, [])):
+        batches = list(minibatches(n, k, rng))
+        assert [len(b) for b in batches] == sizes
+        assert len({int(i) for b in batches for i in b}) == sum(sizes)  # no sample twice in an epoch
+
+
+def test_an_update_whose_rollout_gave_the_learner_no_decision_learns_nothing_and_goes_on():
+    # 4 seats, one game, one step: the learner often does not act at all in a rollout
+    trainer = PPOTrainer(tiny(players=4, self_play=0.0, num_games=1, num_steps=1, num_minibatches=1))
+    before = [p.clone() for p in trainer.net.parameters()]
+    stats = [trainer.update() for _ in range(6)]
+    assert any(np.isnan(s["losses/policy_loss"]) for s in stats)
+    if all(np.isnan(s["losses/policy_loss"]) for s in stats):
+        assert all(torch.equal(a, b) for a, b in zip(before, trainer.net.parameters(), strict=True))
