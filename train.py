@@ -17,9 +17,11 @@ exactly, with the minutes the run has taken (``run.json`` gives the whole run's)
 already trained ``total_steps`` is not resumed (raise ``total_steps`` to train on). A resume
 with another config (a raised ``total_steps``, whose learning rate then anneals afresh from the
 resumed update) is recorded in ``run.json``'s ``config_changes``, and its ``config_sha256`` is
-then not the straight run's, so no study takes it for one. The final
-agent (weights only) goes to ``<run>/agent.pt`` or ``export``. Every check comes before
-anything is written: a refused command deletes nothing and creates no folder.
+then not the straight run's, so no study takes it for one. Each evaluation's agent (weights
+only) goes to ``<run>/agent.pt``, and the final one also to ``export`` when the run ends (an
+existing file there is replaced only with ``--overwrite``, which also removes the replaced
+run's checkpoint and agent). Every check comes before anything is written: a refused command
+deletes nothing and creates no folder.
 
 A config with ``target: <policy spec>`` (``configs/best_response/``) trains a **best
 response**: a fresh learner against that policy alone, held fixed on every other seat. It is
@@ -218,7 +220,8 @@ def check_updates_left(cfg: Any, trainer: Any, checkpoint: Path) -> None:
 
 
 def run_files(cfg: Any) -> tuple[Path, Path, Path]:
-    """The run's folder, its ``checkpoint.pt`` and where the final agent goes."""
+    """The run's folder, its ``checkpoint.pt`` and where the final agent goes (``export``, or
+    the run's ``agent.pt``, which holds the agent of the last evaluation while it trains)."""
     run_dir = Path(cfg.log_dir) / cfg.run_name
     from agents.run_record import AGENT, CHECKPOINT
 
@@ -243,19 +246,22 @@ def plan_run_files(cfg: Any, resumed_from: Path | None = None, overwrite: bool =
     run_dir, checkpoint, agent = run_files(cfg)
     logs = sorted(run_dir.glob("events.out.tfevents.*")) if run_dir.is_dir() else []
     records = [run_dir / name for name in (RUN_RECORD, RESULT, PROGRESS, CURVE) if (run_dir / name).is_file()]
-    held = [p.name for p in (checkpoint, run_dir / AGENT) if p.is_file()] + (["TensorBoard logs"] if logs else [])
-    held += [p.name for p in records]
+    weights = [p for p in (checkpoint, run_dir / AGENT) if p.is_file()]
+    held = [p.name for p in weights] + (["TensorBoard logs"] if logs else []) + [p.name for p in records]
     own = resumes_own_run(cfg, resumed_from)
     if held and not own and not overwrite:
         raise ValueError(
             f"{run_dir} already holds a run ({', '.join(held)}): continue it with --resume {checkpoint}, "
             "replace it with --overwrite, or name a new one with run_name=..."
         )
+    if cfg.export and agent.is_file() and not own and not overwrite:  # written once, when the run ends
+        raise ValueError(f"export {agent} already exists: replace it with --overwrite, or export elsewhere")
     check_writable(run_dir, "log_dir", create=False)
     check_file_writable(agent, "export")
     if own:  # the run trains on: until it finishes again, its records must not vouch for agent.pt
         return [p for p in records if p.name in (RUN_RECORD, RESULT)]
-    return [*logs, *records] if held else []
+    # a replaced run goes whole: a checkpoint of it left behind would be resumed as the new run's
+    return [*logs, *records, *weights] if held else []
 
 
 def prepare_run_files(cfg: Any, stale: list[Path]) -> None:
@@ -284,12 +290,14 @@ def train(
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.learned import save_checkpoint
+    from agents.run_record import AGENT
     from agents.training_checkpoint import run_minutes, with_minutes
 
     start = time.perf_counter()
     # the minutes of the run's earlier processes, and the update they count from (0: all of them)
     earlier, since = run_minutes(resume) if resume is not None else (0.0, 0)
-    run_dir, checkpoint, agent = run_files(cfg)
+    run_dir, checkpoint, final = run_files(cfg)
+    agent = run_dir / AGENT  # the agent of each evaluation; `final` (export) gets the last one only
     writer = SummaryWriter(str(run_dir))
     table = "\n".join(f"|{k}|{v}|" for k, v in cfg.to_dict().items())
     writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
@@ -424,6 +432,11 @@ def train(
             else:
                 save_checkpoint(agent, trainer.agent_payload())
     writer.close()
+    if final != agent:
+        from envs.atomic import write_atomically
+
+        write_atomically(final, agent.read_bytes())
+        agent = final
     session = (time.perf_counter() - start) / 60
     from agents.run_record import CURVE, write_run_record
 

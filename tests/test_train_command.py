@@ -304,3 +304,31 @@ def test_a_best_response_resumed_with_more_total_steps_keeps_its_curve(tmp_path:
     result = json.loads((tmp_path / "br" / "best_response.json").read_text())
     assert result["complete"] and [p["update"] for p in result["curve"]] == [0, 1, 2, 3]
     assert result["config_changes"] == [{"update": 2, "changes": {"total_steps": [256, 384]}}]
+
+
+def test_an_overwritten_run_leaves_no_checkpoint_of_the_old_one_to_resume(runs: Path, monkeypatch) -> None:
+    """--overwrite removes the replaced run's checkpoint and agent with its logs: a new run
+    stopped before its first checkpoint leaves nothing that --resume would take for its own."""
+    import agents.ppo
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(agents.ppo.PPOTrainer, "update", stop)
+    with pytest.raises(KeyboardInterrupt):
+        train(f"log_dir={runs}", "run_name=done", "--overwrite", "learning_rate=0.001")
+    assert not (runs / "done" / "checkpoint.pt").exists() and not (runs / "done" / "agent.pt").exists()
+
+
+def test_export_is_written_once_at_the_end_and_never_replaced_silently(tmp_path: Path, capsys) -> None:
+    export = tmp_path / "shipped.pt"
+    export.write_bytes(b"a shipped agent")
+    common = (f"log_dir={tmp_path}", "run_name=r", f"export={export}", "eval_every=1", "eval_games=32")
+    common += ("final_eval_games=32",)
+    err = refused(capsys, *common)
+    assert f"export {export} already exists: replace it with --overwrite" in err
+    assert export.read_bytes() == b"a shipped agent"
+    assert train(*common, "--overwrite") == 0
+    load_checkpoint(export)  # the final agent, as the run's own agent.pt
+    assert export.read_bytes() == (tmp_path / "r" / "agent.pt").read_bytes()
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["agent"] == str(export)
