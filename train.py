@@ -298,7 +298,8 @@ def train(
     earlier, since = run_minutes(resume) if resume is not None else (0.0, 0)
     run_dir, checkpoint, final = run_files(cfg)
     agent = run_dir / AGENT  # the agent of each evaluation; `final` (export) gets the last one only
-    writer = SummaryWriter(str(run_dir))
+    # a resumed run's logs start after its checkpoint: what the stopped process logged past it goes
+    writer = SummaryWriter(str(run_dir), purge_step=trainer.global_step + 1 if resume is not None else None)
     table = "\n".join(f"|{k}|{v}|" for k, v in cfg.to_dict().items())
     writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
     per_update = cfg.num_games * cfg.num_steps

@@ -332,3 +332,28 @@ def test_export_is_written_once_at_the_end_and_never_replaced_silently(tmp_path:
     load_checkpoint(export)  # the final agent, as the run's own agent.pt
     assert export.read_bytes() == (tmp_path / "r" / "agent.pt").read_bytes()
     assert json.loads((tmp_path / "r" / "run.json").read_text())["agent"] == str(export)
+
+
+def test_a_resumed_run_logs_each_step_once(tmp_path: Path, monkeypatch) -> None:
+    """A stop after an update past the last checkpoint: the resumed process logs that update
+    again, and TensorBoard keeps one point per step (the stopped process's later ones purged)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    import agents.ppo
+
+    update = agents.ppo.PPOTrainer.update
+
+    def stop_after_3(self, *args, **kwargs):
+        if self.update_count == 3:
+            raise KeyboardInterrupt
+        return update(self, *args, **kwargs)
+
+    common = (f"log_dir={tmp_path}", "run_name=r", "total_steps=640", "checkpoint_every=2")
+    monkeypatch.setattr(agents.ppo.PPOTrainer, "update", stop_after_3)
+    with pytest.raises(KeyboardInterrupt):
+        train(*common)
+    monkeypatch.setattr(agents.ppo.PPOTrainer, "update", update)
+    assert train(*common, "--resume", str(tmp_path / "r" / "checkpoint.pt")) == 0
+    events = EventAccumulator(str(tmp_path / "r")).Reload()  # as TensorBoard reads them
+    steps = [e.step for e in events.Scalars("losses/value_loss")]
+    assert steps == sorted(set(steps)) == [128 * u for u in range(1, 6)]
