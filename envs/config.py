@@ -65,8 +65,14 @@ def load_yaml(text: str, what: str) -> Any:
         raise ValueError(f"{what} is not valid YAML: {err}") from None
 
 
+class Whole(dict):
+    """A mapping written out whole in an override (``rules={stacking: true}``): it replaces the
+    config's mapping, where dotted keys (``rules.stacking=true``) change one entry of it."""
+
+
 def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
-    """``["games=500", "rules.stacking=true"]`` as a nested mapping (values read as YAML)."""
+    """``["games=500", "rules.stacking=true"]`` as a nested mapping (values read as YAML; a
+    mapping value is :class:`Whole`)."""
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -78,19 +84,26 @@ def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
                 raise ValueError(f"override {item!r}: {part} is not a mapping")
-        node[parts[-1]] = load_yaml(value, f"override {key}")
+        value = load_yaml(value, f"override {key}")
+        node[parts[-1]] = Whole(value) if isinstance(value, dict) else value
     return out
 
 
 def merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
-    """``base`` updated by ``extra``, nested mappings merged key by key."""
+    """``base`` updated by ``extra``, nested mappings merged key by key (a :class:`Whole`
+    one replaces the mapping); the result holds plain dicts only."""
     out = dict(base)
     for key, value in extra.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+        if isinstance(value, Mapping) and not isinstance(value, Whole) and isinstance(out.get(key), Mapping):
             out[key] = merge(dict(out[key]), value)
         else:
-            out[key] = value
+            out[key] = _plain(value)
     return out
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with every mapping in it a plain dict (a :class:`Whole` one too)."""
+    return {k: _plain(v) for k, v in value.items()} if isinstance(value, Mapping) else value
 
 
 def read_yaml(path: str | Path) -> dict[str, Any]:

@@ -107,3 +107,13 @@ def test_default_opponents_and_entrants_are_the_games_own_policies(game):
     scripted = list(policy_table(game))
     assert PPOConfig.from_mapping({"game": game, "players": players}).eval_opponents == scripted
     assert TournamentConfig.from_mapping({"game": game, "players": players}).policies == scripted
+
+
+def test_a_mapping_written_whole_replaces_and_a_dotted_key_changes_one_entry():
+    from envs.config import merge
+
+    base = {"rules": {"stacking": True, "match": False}, "games": 5}
+    assert merge(base, parse_overrides(["rules={}"])) == {"rules": {}, "games": 5}
+    assert merge(base, parse_overrides(["rules.match=true"]))["rules"] == {"stacking": True, "match": True}
+    merged = merge(base, parse_overrides(["rules={seven_zero: true}", "rules.match=true"]))
+    assert merged["rules"] == {"seven_zero": True, "match": True} and type(merged["rules"]) is dict
