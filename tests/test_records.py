@@ -90,3 +90,15 @@ def test_recorder_adds_no_moves_of_other_games():
         steps += 1
     assert sum(len(r.moves) for r in recorder.completed) <= steps * 4
     assert all(np.isclose(sum(r.result["rewards"]), 0.0) for r in recorder.completed)
+
+
+def test_a_rendered_view_names_a_drawn_card_only_to_the_one_who_drew_it():
+    from envs.uno import render_position
+    from tests.uno_helpers import act, engine, position
+
+    eng = engine(position([["B1", "Y3"], ["G2", "Y4"]], top="R5", draw=["R9", "G1", "G3", "G4", "G5", "G6"]))
+    act(eng, "draw")  # R9 is playable: phase drawn
+    pos = eng.position(0)
+    assert "(drew R9)" in render_position(pos, viewer=0) and "(drew R9)" in render_position(pos)
+    other = render_position(pos, viewer=1)
+    assert "(drew a card)" in other and "R9" not in other

@@ -31,8 +31,8 @@ def render_position(pos: dict[str, Any], viewer: int | None = None, rules: UnoRu
     ]
     phase = pos["phase"]
     detail = ""
-    if phase == "drawn":
-        detail = f" (drew {pos['drawn_card']})"
+    if phase == "drawn":  # the card itself only to the one who drew it
+        detail = f" (drew {pos['drawn_card'] if viewer is None or viewer == cur else 'a card'})"
     elif phase == "challenge" and pos.get("challenge"):
         detail = f" (Wild Draw Four by P{pos['challenge']['player']} on {pos['challenge']['previous_colour']})"
     elif pos.get("pending_draw"):
