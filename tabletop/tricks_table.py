@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from envs.games import game
+from envs.uno_tricks.positions import face
 from envs.uno_tricks.rules import NUM_PLAYERS, TEAM_NAMES
 from tabletop.moves import Choice, Move
 from tabletop.table_game import Position, TableGame, View, sorted_cards
@@ -34,13 +35,14 @@ def team_name(seat: int) -> str:
 
 # ---------------------------------------------------------------------- what a seat sees
 def _table_entry(entry: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A seat's cards on the table as every seat sees them: faces without colours (``face``)."""
     if entry is None:
         return None
     return {
-        "card": entry["card"],
+        "card": face(entry["card"]),
         "forced": bool(entry.get("forced", False)),
-        "added": entry.get("added"),
-        "specials": list(entry.get("specials") or []),
+        "added": face(entry["added"]) if entry.get("added") else None,
+        "specials": [face(s) for s in entry.get("specials") or []],
     }
 
 
@@ -159,7 +161,7 @@ def story(session: TableSession, event: Event, before: Position, after: Position
         event.trick_over = {
             "trick": trick,
             "winner": TEAM_NAMES[winner] if winner >= 0 else None,
-            "table": before["table"],
+            "table": [_table_entry(entry) for entry in before["table"]],
             "points": dict(zip(TEAM_NAMES, after["points"], strict=True)),
         }
     event.text = text
@@ -201,9 +203,9 @@ def board(seen: View) -> Table:
         entry = p["table"]
         laid = "-"
         if entry:
-            laid = entry["card"][1:] + (" (duplicate: 0)" if entry["forced"] else "")
+            laid = entry["card"] + (" (duplicate: 0)" if entry["forced"] else "")
             if entry["added"]:
-                laid += f" + {entry['added'][1:]} (wild)"
+                laid += f" + {entry['added']} (wild)"
             if entry["specials"]:
                 laid += " with " + " ".join(entry["specials"])
         table.add_row(turn, p["name"], p["team"], str(p["numbers"]), str(p["specials"]), laid)

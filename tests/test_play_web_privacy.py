@@ -226,3 +226,23 @@ def test_other_players_trick_game_returns_stay_hidden(client: TestClient) -> Non
             res = client.post("/api/move", json={"id": table, "action": moves[0]["actions"][0]})
             assert res.status_code == 200, res.text
     assert hidden > 0
+
+
+def test_a_card_another_seat_lays_in_the_trick_game_shows_no_colour() -> None:
+    """The engine lays the first colour a hand holds, so a laid card's colour would tell what
+    else the hand holds; colours never matter in this game and the agents' view has none."""
+    from envs.uno_tricks import action_id
+    from tabletop.session import TableSession
+    from tests.tricks_helpers import position
+
+    seen = []
+    for p1 in (["R9", "Y9", "Y9"], ["B9", "Y3", "Y4"]):  # the same for seat 0: three cards, one a 9 laid
+        hands = [["R1", "R2", "R5"], p1, ["R6", "R7", "R8"], ["G1", "G2", "G5"]]
+        session = TableSession(
+            game="tricks", opponents=["random"], seat=0, seed=0, position=position(hands, leader=1, number_pile=["Y6"])
+        )
+        event = session._step(action_id("lay 9"))
+        seen.append((event.view["players"], event.text, session.engine.observe(seats=0)[0].tobytes()))
+    assert seen[0][2] == seen[1][2]  # the observation is the same
+    assert seen[0][0] == seen[1][0] and seen[0][1] == seen[1][1]  # so is what the person is shown
+    assert seen[0][0][1]["table"]["card"] == "9"

@@ -60,7 +60,7 @@ from envs.core import check_rng_state, read_bool, read_int, read_list, shown_val
 from envs.positions import check_keys, read_rng, read_seat, rng_state
 from envs.uno_tricks.engine import PHASE_NAMES, TricksEngine
 from envs.uno_tricks.kernel import NUMBER_TYPE_IDS, SPECIAL_TYPE_IDS
-from envs.uno_tricks.observation import FIELDS, SPECIAL_NAMES
+from envs.uno_tricks.observation import FIELDS, SPECIAL_KINDS, SPECIAL_NAMES
 from envs.uno_tricks.rules import LITERAL_RETURNS, NUM_PLAYERS, NUMBERS_DEALT, PLUS2_DRAW, PLUS4_DRAW
 
 REQUIRED = ("hands", "specials", "number_pile", "special_pile", "table", "leader", "current_player", "phase")
@@ -79,6 +79,15 @@ _SPECIAL_ALIASES = {name.upper(): i for i, name in enumerate(SPECIAL_NAMES)}
 #: Most tricks a game may have played: the observation's bound (the literal exchange rule
 #: has no fixed end; with ``exchange_returns="drawn"`` a game has ten).
 MAX_TRICK = int(FIELDS["trick"].high)
+
+
+def face(name: str) -> str:
+    """A card as this game reads it, without its colour (``"7"``, ``"skip"``, ``"+2"``): what
+    a seat may be shown of a card another seat lays. The engine lays the first colour a hand
+    holds, so a laid card's colour would tell what else that hand holds."""
+    t = card_type(name)
+    number = int(TYPE_NUMBER[t])
+    return str(number) if number >= 0 else SPECIAL_NAMES[SPECIAL_KINDS.index(int(TYPE_KIND[t]))]
 
 
 def _names(types: Sequence[int] | np.ndarray) -> list[str]:

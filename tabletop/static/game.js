@@ -26,8 +26,14 @@ async function api(path, body) {
 }
 
 // ---------------------------------------------------------------- cards
+// A card without its colour (the trick game's laid cards: "7", "skip", "+2", "wild", "+4"),
+// drawn neutral: colours never matter there, and the colour the engine laid would tell
+// what else the hand holds.
+const FACES = { skip: "S", reverse: "R", "+2": "+2", wild: "W", "+4": "W+4" };
 function cardParts(name) {
   if (name === "W" || name === "W+4") return { colour: "W", kind: name };
+  if (/^[0-9]$/.test(name)) return { colour: "N", kind: name };
+  if (name in FACES) return { colour: FACES[name].startsWith("W") ? "W" : "N", kind: FACES[name] };
   return { colour: name[0], kind: name.slice(1) };
 }
 
@@ -36,7 +42,7 @@ const KIND_NAMES = { S: "skip", R: "reverse", "+2": "draw two", W: "wild", "W+4"
 function cardName(name) {
   const { colour, kind } = cardParts(name);
   const what = KIND_NAMES[kind] || kind;
-  return colour === "W" ? what : `${COLOUR_NAMES[colour]} ${what}`;
+  return colour in COLOUR_NAMES ? `${COLOUR_NAMES[colour]} ${what}` : what;
 }
 
 function cardEl(name, opts = {}) {
