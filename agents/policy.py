@@ -8,9 +8,13 @@ and human play all call policies this way, once per step for all the games they 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from envs.rng import RowStreams
 
 
 @runtime_checkable
@@ -42,6 +46,34 @@ def sample_masked(log_weights: np.ndarray, mask: np.ndarray, rng: np.random.Gene
     return np.where(mask, log_weights + gumbel, -np.inf).argmax(axis=1)
 
 
+def random_bits(rng: Any, shape: tuple[int, ...], dtype: type, row_axis: int = 0) -> np.ndarray:
+    """Random ``uint8`` or ``uint16`` values of ``shape`` (the rows along ``row_axis``): raw
+    generator words cut into pieces, several times cheaper than floats; from
+    :class:`envs.rng.RowStreams` (the search's rollouts), row by row."""
+    per_word = 8 // np.dtype(dtype).itemsize
+    if isinstance(rng, RowStreams):
+        rows_first = (shape[row_axis], *(n for k, n in enumerate(shape) if k != row_axis))
+        per_row = int(np.prod(rows_first[1:], dtype=np.int64))
+        words = rng.words((rows_first[0], -(-per_row // per_word)))  # each row's words, cut in pieces
+        bits = words.view(dtype)[:, :per_row].reshape(rows_first)
+        return np.moveaxis(bits, 0, row_axis)
+    n = int(np.prod(shape))
+    words = rng.bit_generator.random_raw((n + per_word - 1) // per_word)
+    return words.view(dtype)[:n].reshape(shape)
+
+
+@contextmanager
+def drawing_by_row(policy: SeededPolicy, seeds: np.ndarray) -> Iterator[None]:
+    """Within the block, ``policy`` draws its random numbers from one stream per row of its
+    next calls (``seeds``: :class:`envs.rng.RowStreams`), its own generator left untouched."""
+    own = policy.rng
+    policy.rng = RowStreams(seeds)
+    try:
+        yield
+    finally:
+        policy.rng = own
+
+
 class SeededPolicy:
     """Base of the scripted policies: a seeded generator, and a batched arg-max over legal actions.
 
@@ -71,9 +103,7 @@ class SeededPolicy:
 
     def tie_break(self, shape: tuple[int, ...]) -> np.ndarray:
         """Random values in [0, 1) (16-bit resolution), one per entry of ``shape``."""
-        n = int(np.prod(shape))
-        words = self.rng.bit_generator.random_raw((n + 3) // 4)
-        return words.view(np.uint16)[:n].reshape(shape) * np.float32(1 / 65536)
+        return random_bits(self.rng, shape, np.uint16) * np.float32(1 / 65536)
 
     def choose(self, scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The legal action of highest score in each row (ties at random); scores differ by >= 1 to matter."""
@@ -103,8 +133,7 @@ class RandomPolicy(SeededPolicy):
         B, A = mask.shape
         # Random 16-bit scores (raw generator words: several times cheaper than floats);
         # legal actions score 1..65535, illegal ones 0, and the best score wins.
-        words = self.rng.bit_generator.random_raw((B * A + 3) // 4)
-        score = words.view(np.uint16)[: B * A].reshape(B, A) | np.uint16(1)
+        score = random_bits(self.rng, (B, A), np.uint16) | np.uint16(1)
         score *= mask
         return check_chosen(mask, score.argmax(axis=1))
 

@@ -31,10 +31,11 @@ worlds get wrong there: a Wild Draw Four's guilt is judged from its player's han
 world, which after a silent second-to-last card holds the UNO penalty too (the observation
 cannot tell it apart), so such worlds find bluffs more often than there were.
 
-A decision depends on the player's view and the policy's seed, never on another player's
-hidden cards; but the rows of one call share one random stream (worlds, rollout
-tie-breaks), so the same view can be decided differently beside other rows of a batch. The
-draws it gets are noise, not information: nothing of another game's cards reaches it.
+A decision is a function of the player's view (observation and legal actions) and the
+policy's seed alone: each decision draws its worlds and its rollouts' random numbers from a
+stream of its own, keyed by a digest of its view (:func:`view_keys`, :class:`envs.rng.RowStreams`),
+so it never depends on another player's hidden cards, on the other rows of its batch, on
+their order or on ``max_rows``; the same view is decided the same way wherever it arises.
 
 Cost: a searched decision steps about ``worlds x legal actions x depth`` games; a decision
 with a single legal action costs nothing (``python bench/search.py``).
@@ -47,7 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy import SeededPolicy, as_masks, check_chosen
+from agents.policy import SeededPolicy, as_masks, check_chosen, drawing_by_row
+from envs.rng import RowStreams, mix_keys, splitmix64
 
 #: Rows (world x action) stepped together at most; larger batches are split.
 MAX_ROWS = 1 << 16
@@ -55,6 +57,21 @@ MAX_ROWS = 1 << 16
 SHIPPED = "shipped"
 #: ``bets``: who decides a bet on how the opponents play (a bluff, a challenge).
 BETS = ("prior", "search")
+
+
+def view_keys(key: int, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``uint64 [B]``: each decision's stream seed, a digest of the policy's ``key`` and the
+    decision's view (its observation's bytes and its legal actions): a hash of each row's
+    words weighted by fixed odd multipliers, mixed by SplitMix64."""
+    words = np.concatenate([np.ascontiguousarray(obs, np.float32).view(np.uint32), mask.astype(np.uint32)], axis=1)
+    with np.errstate(over="ignore"):
+        digest = (words.astype(np.uint64) * _multipliers(words.shape[1])).sum(axis=1, dtype=np.uint64)
+    return mix_keys(digest, key)
+
+
+def _multipliers(width: int) -> np.ndarray:
+    """Fixed odd 64-bit multipliers, one per word of a view (the same in every process)."""
+    return splitmix64(np.arange(1, width + 1, dtype=np.uint64)) | np.uint64(1)
 
 
 def value_file(value: str, game: str, players: int) -> str:
@@ -149,15 +166,17 @@ class SearchPolicy(SeededPolicy):
             self._critic(0)  # a bad checkpoint is refused now, not mid-tournament
         self.rules = self.rules_type.from_dict(rules)
         self.rollout = make_policy(self.game, rollout, seed=int(self.rng.integers(2**63)), rules=self.rules.to_dict())
+        self.key = int(self.rng.integers(2**63))  # of every decision's stream (view_keys)
         self.searched = 0  # decisions searched so far (more than one legal action)
         self.rollout_steps = 0  # engine steps of rows, over all rollouts
 
     def seed(self, seed: int | None) -> None:
         super().seed(seed)
         self.rollout.seed(int(self.rng.integers(2**63)))
+        self.key = int(self.rng.integers(2**63))
 
     def rng_state(self) -> dict[str, Any]:
-        return {"search": super().rng_state(), "rollout": self.rollout.rng_state()}
+        return {"search": super().rng_state(), "rollout": self.rollout.rng_state(), "key": self.key}
 
     def set_rng_state(self, state: dict[str, Any]) -> None:
         if "search" not in state:  # a checkpoint from before the rollout's stream was kept
@@ -165,16 +184,17 @@ class SearchPolicy(SeededPolicy):
             return
         super().set_rng_state(state["search"])
         self.rollout.set_rng_state(state["rollout"])
+        self.key = int(state.get("key", self.key))
 
     # ------------------------------------------------------------------ per game
     @property
     def rules_type(self) -> type:
         raise NotImplementedError
 
-    def sample_worlds(self, obs: np.ndarray, worlds: int) -> Any:
+    def sample_worlds(self, obs: np.ndarray, worlds: int, rng: RowStreams) -> Any:
         """An engine of ``len(obs) * worlds`` games (auto_reset off), game ``b * worlds + w`` a world
         of observation ``b`` with the observer to act (the games' ``worlds`` modules seat it at 0);
-        the search scores each world for its player to act."""
+        the search scores each world for its player to act. ``rng``: one stream per world."""
         raise NotImplementedError
 
     def bets(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -209,7 +229,9 @@ class SearchPolicy(SeededPolicy):
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         mask = as_masks(mask)
         obs = np.asarray(obs, np.float32)
-        prior = self.rollout(obs, mask)  # the rollout policy's own choice: forced moves and ties
+        keys = view_keys(self.key, obs, mask)
+        with drawing_by_row(self.rollout, keys):
+            prior = self.rollout(obs, mask)  # the rollout policy's own choice: forced moves and ties
         if not self.search_bets:  # where the prior bets it plays so, elsewhere no bet is searched
             bets = self.bets(obs, mask)
             ar = np.arange(mask.shape[0])
@@ -225,7 +247,7 @@ class SearchPolicy(SeededPolicy):
             while start < rows.size:  # chunks of at most max_rows rollouts (at least one decision)
                 stop = start + max(1, int(np.searchsorted(np.cumsum(per_row[start:]), self.max_rows, "right")))
                 chunk = rows[start:stop]
-                actions[chunk] = self.choose(obs[chunk], mask[chunk], prior[chunk])
+                actions[chunk] = self.choose(obs[chunk], mask[chunk], prior[chunk], keys[chunk])
                 start = stop
         self.searched += rows.size
         return check_chosen(mask, actions)
@@ -233,18 +255,23 @@ class SearchPolicy(SeededPolicy):
     def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``float64 [B, A]``: each legal action's mean result over the sampled worlds (NaN: illegal)."""
         mask = as_masks(mask)
+        obs = np.asarray(obs, np.float32)
         values = np.full(mask.shape, np.nan)
-        values[mask] = self._values(np.asarray(obs, np.float32), mask)
+        values[mask] = self._results(obs, mask, view_keys(self.key, obs, mask)).mean(axis=1)
         return values
 
-    def choose(self, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    def choose(
+        self, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray, keys: np.ndarray | None = None
+    ) -> np.ndarray:
         """The best action by mean result, where it beats the prior's by ``confidence`` standard
         errors of the paired (same world) difference; else the prior's choice. The search of
         one batch as it is: ``__call__`` adds the prior, the bets it keeps and the chunking by
-        ``max_rows`` (a caller that deals the worlds itself, ``bench/information.py``, calls this)."""
+        ``max_rows`` (a caller that deals the worlds itself, ``bench/information.py``, calls this).
+        ``keys``: the decisions' streams (default: :func:`view_keys` of the views)."""
         B, A = mask.shape
+        keys = view_keys(self.key, obs, mask) if keys is None else keys
         per_world = np.zeros((B, A, self.worlds))
-        per_world[mask] = self._results(obs, mask)
+        per_world[mask] = self._results(obs, mask, keys)
         ar = np.arange(B)
         diff = per_world - per_world[ar, prior][:, None, :]  # [B, A, W]
         mean = np.where(mask, diff.mean(axis=2), -np.inf)
@@ -253,18 +280,18 @@ class SearchPolicy(SeededPolicy):
         sure = mean[ar, best] > self.confidence * se[ar, best] + 1e-12
         return np.where(sure, best, prior)
 
-    def _values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Mean result of every legal action (``mask`` order, row-major) over ``worlds`` worlds each."""
-        return self._results(obs, mask).mean(axis=1)
-
-    def _results(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """``[E, W]``: the result of every legal action (``mask`` order, row-major) in each world."""
+    def _results(self, obs: np.ndarray, mask: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        """``[E, W]``: the result of every legal action (``mask`` order, row-major) in each world.
+        World ``w`` of decision ``b`` has the stream ``mix_keys(keys[b], w)``: its cards, and the
+        rollout's draws at each step, the same for every action (common random numbers)."""
         W = self.worlds
-        eng = self.sample_worlds(obs, W)
+        world_keys = mix_keys(np.repeat(keys, W), np.tile(np.arange(W, dtype=np.uint64), len(keys)))
+        eng = self.sample_worlds(obs, W, RowStreams(world_keys))
         decision, action = mask.nonzero()  # one entry per (decision, legal action)
         world = decision[:, None] * W + np.arange(W)[None, :]  # [E, W]: the worlds of each entry
         rows = world.ravel()
         first = np.repeat(action, W)
+        row_keys = world_keys[rows]
         eng = eng.select(rows)
         observer = eng.current_player.copy()  # whose result counts: the player to act (seat 0 of a sampled world)
         result = np.zeros(rows.size)
@@ -291,7 +318,8 @@ class SearchPolicy(SeededPolicy):
                 next_obs, next_mask, playing = next_obs[keep], next_mask[keep], playing[keep]
             rollout_actions = np.zeros(live.size, np.int64)
             going = playing.nonzero()[0]
-            rollout_actions[going] = self.rollout(next_obs[going], next_mask[going])
+            with drawing_by_row(self.rollout, mix_keys(row_keys[live[going]], steps)):
+                rollout_actions[going] = self.rollout(next_obs[going], next_mask[going])
         return result.reshape(-1, W)
 
 
@@ -342,14 +370,14 @@ class UnoSearchPolicy(SearchPolicy):
 
         return UnoRules
 
-    def sample_worlds(self, obs: np.ndarray, worlds: int) -> Any:
+    def sample_worlds(self, obs: np.ndarray, worlds: int, rng: RowStreams) -> Any:
         from envs.uno.observation import decode
         from envs.uno.worlds import sample_worlds
 
         beliefs = None
         if self.belief_path:
             beliefs = self._belief(int(decode(obs)["num_players"][0])).shares(obs)
-        return sample_worlds(obs, self.rules, worlds, self.rng, beliefs)[0]
+        return sample_worlds(obs, self.rules, worlds, rng, beliefs)[0]
 
     def bets(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Challenge or accept (phase ``challenge``: was the Wild Draw Four a bluff?), and a

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.search import SearchPolicy
+from envs.rng import RowStreams
 from envs.uno_tricks import TricksEngine, TricksRules
 from envs.uno_tricks.worlds import sample_worlds
 
@@ -29,5 +30,5 @@ class TricksSearchPolicy(SearchPolicy):
     def rules_type(self) -> type:
         return TricksRules
 
-    def sample_worlds(self, obs: np.ndarray, worlds: int) -> TricksEngine:
-        return sample_worlds(obs, self.rules, worlds, self.rng)[0]
+    def sample_worlds(self, obs: np.ndarray, worlds: int, rng: RowStreams) -> TricksEngine:
+        return sample_worlds(obs, self.rules, worlds, rng)[0]

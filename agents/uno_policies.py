@@ -48,7 +48,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.special import gammaln
 
-from agents.policy import RandomPolicy, SeededPolicy, as_masks, check_chosen
+from agents.policy import RandomPolicy, SeededPolicy, as_masks, check_chosen, random_bits
 from envs.cards import (
     DECK_SIZE,
     KIND_DRAW_TWO,
@@ -199,8 +199,7 @@ class _ScriptedUnoPolicy(SeededPolicy):
         actions is enough, as every legal one scores at least a point.
         """
         B, n = mask.shape
-        words = self.rng.bit_generator.random_raw((B * n + 7) // 8)
-        scores += words.view(np.uint8)[: B * n].reshape(B, n)
+        scores += random_bits(self.rng, (B, n), np.uint8)
         scores *= mask
         return check_chosen(mask, scores.argmax(axis=1))
 
@@ -286,8 +285,7 @@ class RLCardRulePolicy(_ScriptedUnoPolicy):
         # A random non-wild card, each copy in hand equally likely: a random byte per card
         # type, for a pair the larger of two bytes (ties go to the tie-break).
         hand = obs[:, :_NC]
-        words = self.rng.bit_generator.random_raw((2 * B * _NC + 7) // 8)
-        key = words.view(np.uint8)[: 2 * B * _NC].reshape(2, B, _NC)
+        key = random_bits(self.rng, (2, B, _NC), np.uint8, row_axis=1)
         key = np.maximum(key[0], key[1] * (hand > 1.5))
         scores[:, :_NC] += key * np.float32(16.0 * _UNIT)
         counts = _colour_counts(hand) * _UNIT

@@ -40,6 +40,7 @@ from agents.registry import check_spec, make_policy, spec_label  # noqa: E402
 from agents.search import UnoSearchPolicy  # noqa: E402
 from envs.config import int_in, seed_arg  # noqa: E402
 from envs.games import game as game_info  # noqa: E402
+from envs.rng import RowStreams  # noqa: E402
 from envs.uno import UnoEngine, UnoRules  # noqa: E402
 from envs.uno.worlds import sample_worlds  # noqa: E402
 from tournament.report import check_study_outputs, plot_win_rates, publish_study  # noqa: E402
@@ -70,16 +71,16 @@ class TrueHandsSearch(UnoSearchPolicy):
 
     truth: UnoEngine | None = None
 
-    def sample_worlds(self, obs: np.ndarray, worlds: int) -> UnoEngine:
+    def sample_worlds(self, obs: np.ndarray, worlds: int, rng: RowStreams) -> UnoEngine:
         eng = self.truth.select(np.repeat(np.arange(obs.shape[0]), worlds))
         top, end, pile = eng.draw_top, eng.draw_end, eng.draw_pile
         position = np.arange(pile.shape[1])[None, :]
         inside = (position >= top[:, None]) & (position < end[:, None])
         # Random keys inside each draw pile (between its ends), the position itself outside:
         # sorting shuffles the pile and leaves every other slot where it was.
-        keys = np.where(inside, top[:, None] + self.rng.random(pile.shape) * (end - top)[:, None], position)
+        keys = np.where(inside, top[:, None] + rng.random(pile.shape) * (end - top)[:, None], position)
         pile[:] = np.take_along_axis(pile, np.argsort(keys, axis=1, kind="stable"), axis=1)
-        eng.game_seeds[:] = self.rng.integers(0, 2**63, size=eng.num_games, dtype=np.int64).astype(np.uint64)
+        eng.game_seeds[:] = rng.integers(0, 2**63, size=eng.num_games, dtype=np.int64).astype(np.uint64)
         return eng
 
 
@@ -88,10 +89,10 @@ class SureBeliefSearch(TrueHandsSearch):
     belief (every share 0 or 1 but where a holder has some of a type's copies): what the
     worlds would be with a perfect belief model. A cheat, for measurement only."""
 
-    def sample_worlds(self, obs: np.ndarray, worlds: int) -> UnoEngine:
+    def sample_worlds(self, obs: np.ndarray, worlds: int, rng: RowStreams) -> UnoEngine:
         held = true_holdings(self.truth).astype(np.float64)
         shares = held / np.maximum(held.sum(axis=1, keepdims=True), 1.0)
-        return sample_worlds(obs, self.rules, worlds, self.rng, shares)[0]
+        return sample_worlds(obs, self.rules, worlds, rng, shares)[0]
 
 
 CHEATS = {"true hands": TrueHandsSearch, "sure belief": SureBeliefSearch}

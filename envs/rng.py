@@ -61,6 +61,56 @@ _NEXT_STREAM = np.uint64(0xD1B54A32D192ED03)  # a deal's stream seed -> the next
 _SLOTS = np.arange(1, 257, dtype=np.uint64) * _GOLDEN  # slot j of a draw hashes base + (j + 1) * golden
 
 
+def draw_words(seeds: np.ndarray, counter: int, width: int) -> np.ndarray:
+    """``uint64 [R, width]``: the draw at ``counter`` of each of ``R`` streams (``seeds``): the
+    words the kernels' :func:`random_words_one` gives, for any width."""
+    with np.errstate(over="ignore"):
+        base = splitmix64(np.asarray(seeds, np.uint64) ^ (np.uint64(counter) * _MUL2))
+        slots = np.arange(1, width + 1, dtype=np.uint64) * _GOLDEN
+        return splitmix64(base[:, None] + slots[None, :])
+
+
+def mix_keys(keys: np.ndarray, tags: np.ndarray | int) -> np.ndarray:
+    """``uint64``: one new stream seed per (key, tag), broadcast (a world of a decision, a step
+    of a rollout): independent streams from one key."""
+    with np.errstate(over="ignore"):
+        return splitmix64(np.asarray(keys, np.uint64) ^ splitmix64(np.asarray(tags, np.uint64) * _GOLDEN + _GOLDEN))
+
+
+class RowStreams:
+    """One counter-based stream per row, in place of a ``np.random.Generator`` for a caller
+    that draws arrays whose first axis is the rows (``random``, ``integers``, ``words``).
+
+    Row ``r``'s numbers depend on ``seeds[r]`` and on how many draws came before alone: never
+    on the other rows, the batch's size or its order. The search deals its worlds and plays
+    its rollouts with them, so that its decision is a function of its key and the view."""
+
+    def __init__(self, seeds: np.ndarray) -> None:
+        self.seeds = np.asarray(seeds, np.uint64).ravel()
+        self.counter = 0
+
+    def words(self, shape: int | tuple[int, ...]) -> np.ndarray:
+        """``uint64`` of ``shape``, its first axis the rows."""
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        if not shape or shape[0] != self.seeds.size:
+            raise ValueError(f"a draw of shape {shape} from {self.seeds.size} row streams: the first axis is the rows")
+        width = int(np.prod(shape[1:], dtype=np.int64))
+        out = draw_words(self.seeds, self.counter, width).reshape(shape)
+        self.counter += 1
+        return out
+
+    def random(self, size: int | tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
+        """Floats in [0, 1), like ``Generator.random``."""
+        w = self.words(size)
+        if np.dtype(dtype) == np.float32:
+            return ((w >> np.uint64(40)).astype(np.float32) * np.float32(2.0**-24)).astype(np.float32)
+        return (w >> _U11).astype(np.float64) * _U53
+
+    def integers(self, low: int, high: int, size: int | tuple[int, ...], dtype: type = np.int64) -> np.ndarray:
+        """Integers in [low, high), like ``Generator.integers`` (the spans used here are powers of 2)."""
+        return (self.words(size) % np.uint64(high - low)).astype(dtype) + dtype(low)
+
+
 # ---------------------------------------------------------------------- compiled kernels
 # The engines' kernels draw one game at a time. A draw at (seed, counter) of width w is
 # the words splitmix64(splitmix64(seed ^ counter * MUL2) + (j + 1) * GOLDEN), j < w, and

@@ -6,6 +6,7 @@ import numpy as np
 
 from agents.registry import make_policy
 from bench.information import TrueHandsSearch, play
+from envs.rng import RowStreams
 from envs.uno import UnoEngine, UnoRules
 
 
@@ -23,7 +24,7 @@ def test_true_hands_worlds_hold_the_real_hands_and_only_reshuffle_the_pile():
     eng, obs = heuristic_games(8, seed=3, steps=12)
     search = TrueHandsSearch(seed=1, worlds=5, depth=0, bets="search")
     search.truth = eng.select(np.arange(8))
-    worlds = search.sample_worlds(obs, 5)
+    worlds = search.sample_worlds(obs, 5, RowStreams(np.arange(len(obs) * 5)))
     real = np.repeat(np.arange(8), 5)
     for name in ("hands", "hand_size", "current", "colour", "top", "discard", "draw_top", "draw_end"):
         np.testing.assert_array_equal(getattr(worlds, name), getattr(eng, name)[real], err_msg=name)
@@ -49,7 +50,7 @@ def test_a_sure_belief_deals_the_real_hands():
     games = (decode(obs)["revealed_seat"] < 0).nonzero()[0]  # a shown hand is pinned as the worlds read it
     search = SureBeliefSearch(seed=1, worlds=3, depth=0, bets="search")
     search.truth = eng.select(games)
-    worlds = search.sample_worlds(obs[games], 3)
+    worlds = search.sample_worlds(obs[games], 3, RowStreams(np.arange(games.size * 3)))
     real = np.repeat(games, 3)
     for k in range(4):  # relative seat k of the player to act
         dealt = worlds.hands[np.arange(real.size), (eng.direction[real] * k) % 4]

@@ -5,6 +5,7 @@ streams: a change to them changes every deal, so the first test pins values.
 """
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,3 +73,31 @@ def test_shuffle_puts_the_cards_in_the_order_of_their_words(seed, size):
     again = pile.copy()
     rng.shuffle_one(again, size, words)
     assert (again == shuffled).all()
+
+
+def test_row_streams_draw_the_kernels_words_and_each_row_its_own():
+    from envs.rng import RowStreams, draw_words, random_words_one
+
+    seeds = np.array([3, 99, 2**63 + 5], np.uint64)
+    counter = np.array([0, 0, 0], np.uint64)
+    out = np.zeros(7, np.uint64)
+    words = draw_words(seeds, 0, 7)
+    for g in range(3):
+        random_words_one(seeds, counter, g, out)
+        np.testing.assert_array_equal(words[g], out)  # one formula for the kernels and for numpy
+    streams, alone = RowStreams(seeds), RowStreams(seeds[1:2])
+    for shape, one in (((3, 4), (1, 4)), ((3, 2, 5), (1, 2, 5))):
+        np.testing.assert_array_equal(streams.random(shape)[1:2], alone.random(one))  # no row sees another
+    assert streams.integers(0, 2**63, 3).max() < 2**63 and streams.random((3, 9), np.float32).dtype == np.float32
+    with pytest.raises(ValueError, match="the first axis is the rows"):
+        streams.random((4, 2))
+
+
+def test_random_bits_from_a_generator_are_its_raw_words_cut_in_pieces():
+    from agents.policy import random_bits
+
+    for dtype, per_word, shape in ((np.uint16, 4, (5, 7)), (np.uint8, 8, (2, 3, 11))):
+        a, b = np.random.default_rng(1), np.random.default_rng(1)
+        n = int(np.prod(shape))
+        raw = b.bit_generator.random_raw((n + per_word - 1) // per_word).view(dtype)[:n].reshape(shape)
+        np.testing.assert_array_equal(random_bits(a, shape, dtype), raw)  # the scripted policies' draws as before

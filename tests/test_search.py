@@ -320,9 +320,41 @@ def test_the_search_scores_each_world_for_its_player_to_act():
     pos = position([["B1", "B2"], ["Y1", "Y2"], ["R3"]], top="R5", current=2)  # seat 2 goes out with R3
 
     class GivenWorld(UnoSearchPolicy):
-        def sample_worlds(self, obs, worlds):
+        def sample_worlds(self, obs, worlds, rng):
             return engine(pos).select(np.zeros(obs.shape[0] * worlds, np.int64))
 
     obs, mask = engine(pos).observe()
     values = GivenWorld(seed=0, worlds=2, depth=0, value="").action_values(obs, mask)
     assert values[0, action_id("play R3")] == 1.0  # the winner's reward, not seat 0's -1/2
+
+
+@pytest.mark.parametrize("game", ["uno", "tricks"])
+def test_a_decision_is_a_function_of_the_view_and_seed_alone(game):
+    """Each decision draws from a stream keyed by its view: the same view gets the same
+    action whatever else is in the batch, in any order, under any max_rows, after any other
+    calls (one search object playing several seats cannot pass one seat's draws to another)."""
+    if game == "uno":
+        eng = played_games(4, UnoRules(), steps=9, seed=4, games=48)
+    else:
+        from envs.uno_tricks import TricksEngine
+
+        eng = TricksEngine(48, seed=4)
+        obs, mask = eng.reset()
+        for _ in range(9):
+            obs, mask, _, _ = eng.step(RandomPolicy(seed=4)(obs, mask))
+    obs, mask = eng.observe()
+    spec = {"name": "search", "worlds": 4, "depth": 0, "value": ""}
+    whole = make_policy(game, spec, seed=5)(obs, mask)
+    order = np.random.default_rng(0).permutation(len(obs))
+    search = make_policy(game, spec, seed=5)
+    search(obs[order[:7]], mask[order[:7]])  # other decisions first
+    np.testing.assert_array_equal(search(obs[order], mask[order]), whole[order])
+    alone = np.array([search(obs[i : i + 1], mask[i : i + 1])[0] for i in range(0, len(obs), 5)])
+    np.testing.assert_array_equal(alone, whole[::5])
+    small = make_policy(game, {**spec, "max_rows": 40}, seed=5)
+    np.testing.assert_array_equal(small(obs, mask), whole)
+    searched = mask.sum(axis=1) > 1
+    assert searched.sum() >= 10
+    values = [np.nan_to_num(make_policy(game, spec, seed=s).action_values(obs, mask)) for s in (5, 5, 6)]
+    np.testing.assert_array_equal(values[0], values[1])
+    assert (values[0][searched] != values[2][searched]).any()  # another seed, other worlds
