@@ -86,3 +86,14 @@ def test_rollout_values_smoke_run_writes_only_where_out_says(tmp_path) -> None:
         "heuristic, network where it predicts +0.1",
     ]
     assert all(row["games"] == 400 for row in result["table"])
+
+
+def test_the_rollout_values_report_is_made_from_the_kept_figures(tmp_path) -> None:
+    """--report: each kept base's table and held-out gain in points, a plot and the rows."""
+    from bench.rollout_values import write_report
+
+    assert write_report(tmp_path / "report.md", tmp_path / "data") == 0
+    text = (tmp_path / "report.md").read_text()
+    assert "## Improving `heuristic` (4 players)" in text and "## Improving `agent` (4 players)" in text
+    assert "-0.1 [-0.3, +0.2] points of win rate per decision" in text  # 4 players: 3/4 point per hundredth
+    assert {p.name for p in (tmp_path / "data").iterdir()} == {f"rollout_values.{e}" for e in ("json", "csv", "png")}
