@@ -117,6 +117,18 @@ def test_a_match_reports_its_distance_from_the_target_the_way_its_scoring_reads_
     assert column in tally_of("uno").columns(list(rows.values()))
 
 
+@pytest.mark.parametrize("match", [False, True])
+def test_every_column_of_the_leaderboard_has_its_own_cell(match):
+    from tournament.tallies import tally_of
+
+    cfg = config(games=64, batch=64, rules={"match": match})
+    summary = summarise(cfg, build_schedule(cfg), run_tournament(cfg, build_schedule(cfg)))
+    tally = tally_of("uno")
+    columns = tally.columns(summary["entrants"])
+    assert ("final score" in columns) == match
+    assert all(len(tally.cells(row)) == len(columns) for row in summary["entrants"])
+
+
 def test_trick_game_tournament_reports_team_results():
     cfg = TournamentConfig.from_mapping(
         {

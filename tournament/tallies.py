@@ -74,11 +74,11 @@ class UnoTally(Tally):
         row["challenge_success"] = row["challenges_won"] / row["challenges"] if row["challenges"] else float("nan")
 
     def columns(self, rows: list[dict[str, Any]]) -> list[str]:
-        match = ["final score", *(label for key, label in _GAPS.items() if key in rows[0])]
+        match = [label for key, label in _MATCH_COLUMNS.items() if key in rows[0]]
         return ["points/hand", *match, "W+4 bluffs", "challenges won"]
 
     def cells(self, row: dict[str, Any]) -> list[str]:
-        match = [f"{row[key]:.0f}" for key in ("mean_final_score", *_GAPS) if key in row]
+        match = [f"{row[key]:.0f}" for key in _MATCH_COLUMNS if key in row]
         return [
             f"{row['points_per_hand']:.1f}",
             *match,
@@ -87,8 +87,13 @@ class UnoTally(Tally):
         ]
 
 
-#: A match's distance from its target score, by the scoring's direction: the row's key and column.
-_GAPS = {"mean_points_missing": "missing to target", "mean_room_under_target": "room under target"}
+#: A match's columns, by the row's key: the final score, and its distance from the target by the
+#: scoring's direction (points still missing, or under reverse scoring the room left below it).
+_MATCH_COLUMNS = {
+    "mean_final_score": "final score",
+    "mean_points_missing": "missing to target",
+    "mean_room_under_target": "room under target",
+}
 
 
 class TricksTally(Tally):
