@@ -47,11 +47,14 @@ from envs.atomic import check_file_writable, check_writable
 from envs.config import merge, parse_overrides, read_yaml
 
 
-def load_training_config(path: Path, overrides: list[str]) -> Any:
+def load_training_config(path: Path | None, overrides: list[str], saved: dict[str, Any] | None = None) -> Any:
+    """The config of a YAML file (``path``; the run named after it unless it says), or the
+    ``saved`` one of a checkpoint, changed by ``key=value`` overrides."""
     from agents.ppo import PPOConfig
 
-    data = merge(read_yaml(path), parse_overrides(overrides))
-    data.setdefault("run_name", path.stem)
+    data = merge(read_yaml(path) if path is not None else dict(saved or {}), parse_overrides(overrides))
+    if path is not None:
+        data.setdefault("run_name", path.stem)
     return PPOConfig.from_mapping(data)
 
 
@@ -105,8 +108,12 @@ def main(argv: list[str] | None = None) -> int:
         epilog=config_keys_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--config", type=Path, required=True, help="YAML training config, e.g. configs/uno_2p_ppo.yaml")
-    parser.add_argument("--resume", type=Path, default=None, help="a checkpoint.pt of this config's run to continue")
+    parser.add_argument(
+        "--config", type=Path, help="YAML training config, e.g. configs/uno_2p_ppo.yaml (--resume: the checkpoint's)"
+    )
+    parser.add_argument(
+        "--resume", type=Path, default=None, help="a run's checkpoint.pt to continue (its own config, or --config's)"
+    )
     parser.add_argument(
         "--overwrite", action="store_true", help="replace the run already in the run folder (default: refuse)"
     )
@@ -152,20 +159,25 @@ def check_command(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any] | 
     the run folder, with nothing written or deleted: a refused command leaves every file (and
     the absence of a folder) as it was. The config, the trainer (resumed), the checkpoint's
     data and the files an ``--overwrite`` removes."""
+    from agents.learned import check_game, load_checkpoint
     from agents.ppo import PPOTrainer
 
-    cfg = load_training_config(args.config, args.overrides)
+    resume = None
+    if args.resume is not None:
+        resume = load_checkpoint(args.resume)
+        if "trainer" not in resume:
+            raise ValueError(f"{args.resume} is an exported agent (weights only), not a training checkpoint")
+    if args.config is None and resume is None:
+        raise ValueError("--config names the training config (or --resume a checkpoint, whose own config it continues)")
+    cfg = load_training_config(args.config, args.overrides, resume["trainer"]["config"] if resume else None)
+    if resume is not None:
+        check_game(resume, args.resume, cfg.game)
     if args.address is not None and cfg.backend != "ray":
         raise ValueError(f"--address is for --backend ray (this run's backend is {cfg.backend})")
     if cfg.backend == "ray":
         from agents.ray_support import import_ray
 
         import_ray()  # not installed: a RuntimeError with the install line
-    resume = None
-    if args.resume is not None:
-        from agents.learned import load_checkpoint
-
-        resume = load_checkpoint(args.resume, cfg.game)
     stale = plan_run_files(cfg, args.resume, overwrite=args.overwrite)
     trainer = PPOTrainer(cfg)
     if resume is not None:
@@ -250,10 +262,11 @@ def plan_run_files(cfg: Any, resumed_from: Path | None = None, overwrite: bool =
     held = [p.name for p in weights] + (["TensorBoard logs"] if logs else []) + [p.name for p in records]
     own = resumes_own_run(cfg, resumed_from)
     if held and not own and not overwrite:
-        raise ValueError(
-            f"{run_dir} already holds a run ({', '.join(held)}): continue it with --resume {checkpoint}, "
-            "replace it with --overwrite, or name a new one with run_name=..."
-        )
+        ways = [f"continue it with --resume {checkpoint}"] if checkpoint.is_file() else []  # else nothing to continue
+        ways += ["replace it with --overwrite", "name a new one with run_name=..."]
+        if resumed_from is not None:  # another run's checkpoint, resumed into this config's folder
+            ways.insert(0, f"resume {resumed_from} with its own config (no --config)")
+        raise ValueError(f"{run_dir} already holds a run ({', '.join(held)}): {', or '.join(ways)}")
     if cfg.export and agent.is_file() and not own and not overwrite:  # written once, when the run ends
         raise ValueError(f"export {agent} already exists: replace it with --overwrite, or export elsewhere")
     check_writable(run_dir, "log_dir", create=False)

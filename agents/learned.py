@@ -107,9 +107,15 @@ def load_checkpoint(path: str | Path, game: str | None = None) -> dict[str, Any]
     missing = [k for k in ("game", "num_players", "obs_dim", "num_actions", "hidden", "model") if k not in data]
     if missing:
         raise ValueError(f"checkpoint {path} lacks {', '.join(missing)}")
-    if game is not None and data["game"] != game:
-        raise ValueError(f"checkpoint {path} holds a {data['game']} agent, not a {game} one")
+    if game is not None:
+        check_game(data, path, game)
     return data
+
+
+def check_game(data: dict[str, Any], path: str | Path, game: str) -> None:
+    """A checkpoint of another game is refused, naming both."""
+    if data["game"] != game:
+        raise ValueError(f"checkpoint {path} holds a {data['game']} agent, not a {game} one")
 
 
 def layout_names(game: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -357,3 +357,38 @@ def test_a_resumed_run_logs_each_step_once(tmp_path: Path, monkeypatch) -> None:
     events = EventAccumulator(str(tmp_path / "r")).Reload()  # as TensorBoard reads them
     steps = [e.step for e in events.Scalars("losses/value_loss")]
     assert steps == sorted(set(steps)) == [128 * u for u in range(1, 6)]
+
+
+def test_a_resume_without_config_continues_the_run_with_its_own_config(tmp_path: Path, monkeypatch, capsys) -> None:
+    """--resume alone takes the checkpoint's config (run_name, total_steps and every override
+    the run was started with); key=value overrides change it, as with --config."""
+    import agents.ppo
+
+    update = agents.ppo.PPOTrainer.update
+
+    def stop_after_1(self, *args, **kwargs):
+        if self.update_count == 1:
+            raise KeyboardInterrupt
+        return update(self, *args, **kwargs)
+
+    monkeypatch.setattr(agents.ppo.PPOTrainer, "update", stop_after_1)
+    with pytest.raises(KeyboardInterrupt):
+        train(f"log_dir={tmp_path}", "run_name=tiny", "checkpoint_every=1", "learning_rate=0.001")
+    monkeypatch.setattr(agents.ppo.PPOTrainer, "update", update)
+    checkpoint = tmp_path / "tiny" / "checkpoint.pt"
+    assert main(["--resume", str(checkpoint)]) == 0
+    record = json.loads((tmp_path / "tiny" / "run.json").read_text())
+    assert record["updates"] == 2 and record["config_changes"] == []  # 256 decisions, its own learning rate
+    err = " ".join(capsys.readouterr().err.split())
+    assert "error" not in err
+    with pytest.raises(SystemExit):
+        main([])
+    assert "--config names the training config (or --resume a checkpoint" in " ".join(capsys.readouterr().err.split())
+
+
+def test_a_folder_without_a_checkpoint_is_not_offered_to_resume(tmp_path: Path, capsys) -> None:
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "events.out.tfevents.1.host").write_bytes(b"")  # a run stopped before its first checkpoint
+    err = refused(capsys, f"log_dir={tmp_path}", "run_name=r")
+    assert "already holds a run (TensorBoard logs): replace it with --overwrite" in err
+    assert "--resume" not in err.split("error:")[1]
