@@ -251,7 +251,9 @@ class LearnedPolicy(SeededPolicy):
         if mode not in MODES:
             raise ValueError(f"mode={mode!r}; allowed: {', '.join(MODES)}")
         if not checkpoint:
-            raise ValueError("an agent policy needs checkpoint: <path to a .pt file>")
+            files = [f for g in GAMES.values() for f in g.shipped_agents.values()]
+            shipped = ", ".join(f"agent:{MODELS_DIR.name}/{f}" for f in files)
+            raise ValueError(f"an agent policy needs checkpoint: <path to a .pt file> (the shipped agents: {shipped})")
         data = load_checkpoint(checkpoint, None if self.game == "any" else self.game)
         self.net = network_from(data, checkpoint)
         self.checkpoint, self.mode = str(checkpoint), mode
