@@ -75,13 +75,25 @@ def run_learners(config: Any, console: Console, earlier: dict[tuple[str, str], d
 
     out = []
     surveyed = survey_setting(config)
-    for row in config.learners:
+    plans = []
+    for row in config.learners:  # first what each learner needs, said before any training
         cfg, args = learner_config(config, row)
         run_dir = Path(cfg.log_dir) / cfg.run_name
         digest = config_digest(cfg)
         done = read_result(run_dir)
         done = done if done and done.get("config_sha256") == digest and Path(done["agent"]).is_file() else None
         data = earlier.get((row["name"], digest))
+        plans.append((row, args, run_dir, digest, done, data))
+        steps = cfg.total_steps
+    todo = sum(done is None and not (data is not None and data.get("survey") == surveyed) for *_, done, data in plans)
+    if todo:
+        what = (
+            f"train, each a best response of {steps:,} decisions (minutes each; train_learners: false leaves them out)"
+            if config.train_learners
+            else "leave out (train_learners: false)"
+        )
+        console.print(f"learners: {len(plans) - todo} finished or in the study's data, {todo} to {what}")
+    for row, args, run_dir, digest, done, data in plans:
         if done is None and data is not None and data.get("survey") == surveyed:
             console.print(f"learner {row['name']}: taken from the study's data (same config, same survey)")
             out.append({**data, "reused": "data"})
