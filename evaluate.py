@@ -161,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     retried = f", {summary['retries']} retried" if summary["retries"] else ""
     console.print(
         f"{summary['games']:,} games in {summary['seconds']:.1f} s ({summary['games_per_second']:,.0f} games/s, "
-        f"{summary['mean_decisions']:.0f} decisions per game); {summary['shards']} shards ran "
+        f"{summary['mean_decisions']:.0f} decisions per game); "
+        f"{summary['shards']} shard{'s' * (summary['shards'] != 1)} ran "
         f"({args.backend} backend{retried})"
     )
     if not args.no_files:

@@ -96,7 +96,11 @@ def _ask_setup(ask: Callable[[str], str], console: Console) -> ScoreBook:
     """Ask the players, target and variant until they make a valid table."""
     while True:
         try:
-            players = [n for n in re.split(r"\s*,\s*", ask("players (comma separated): ").strip()) if n]
+            answer = ask("players (comma separated): ").strip()
+            if answer.lower() in ("help", "?"):  # a command, not a table of one player called help
+                console.print("name the players, separated by commas (e.g. ann, bo, cy); quit to leave", markup=False)
+                continue
+            players = [n for n in re.split(r"\s*,\s*", answer) if n]
             presets = "/".join(map(str, TARGET_PRESETS))
             target_text = ask(f"target [{DEFAULT_TARGET}] ({presets} or any number): ").strip()
             if target_text and not target_text.isdigit():
@@ -222,7 +226,7 @@ def run_terminal(
                         raise ValueError(f"{out} is the score book itself; give the CSV another name")
                     check_file_writable(out, "csv")
                     write_atomically(out, book.to_csv())
-                    console.print(f"wrote {len(book.hands)} hands to {out}", markup=False)
+                    console.print(f"wrote {len(book.hands)} hand{'s' * (len(book.hands) != 1)} to {out}", markup=False)
                     continue
                 if command == "undo" and not rest:
                     book.undo()
@@ -258,7 +262,8 @@ def run_terminal(
             book.save(store_path)
             _show(book, console)
     except (_Quit, KeyboardInterrupt):  # Ctrl-C leaves as quit does: the book is saved already
-        console.print(f"\nbye: the scores are kept in {store_path}", markup=False)
+        kept = f"the scores are kept in {store_path}" if store_path.exists() else "no table was set up, nothing saved"
+        console.print(f"\nbye: {kept}", markup=False)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -455,3 +455,12 @@ def test_saved_json_is_readable(tmp_path):
     terminal(store, ["Anna, Bo", "", "", "anna 9"])
     data = json.loads(store.read_text())
     assert data["target"] == 500 and data["hands"] == [{"closer": "Anna", "points": {"Anna": 9, "Bo": 0}}]
+
+
+def test_help_at_setup_is_answered_and_leaving_before_a_table_says_nothing_was_saved(tmp_path):
+    store = tmp_path / "book.json"
+    text = terminal(store, ["help", "quit"])
+    assert "name the players, separated by commas" in text
+    assert "bye: no table was set up, nothing saved" in text and not store.exists()
+    text = terminal(store, ["ann, bo", "", "", "quit"])
+    assert f"bye: the scores are kept in {store}" in " ".join(text.split()) and store.exists()
