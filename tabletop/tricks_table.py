@@ -67,7 +67,7 @@ def view(pos: Position, seat: int, rules: Any, names: list[str]) -> View:
         "seat": seat,
         "num_players": SEATS,
         "players": players,
-        "hand": sorted_cards(pos["hands"][seat]),
+        "hand": sorted(sorted_cards(pos["hands"][seat]), key=face),  # by number: colours never matter here
         "specials": sorted_cards(pos["specials"][seat]),
         "team": team_name(seat),
         "points": dict(zip(TEAM_NAMES, points, strict=True)),

@@ -326,7 +326,7 @@ def panel(seen: View) -> list[RenderableType]:
     if seen["revealed"]:
         hand = seen["revealed"]
         name = seen["players"][hand["player"]]["name"]
-        shown.append(Text(f"You saw {name}'s hand: ").append_text(cards_text(hand["hand"])))
+        shown.append(Text(f"At your challenge {name} held: ").append_text(cards_text(hand["hand"])))
     return shown
 
 

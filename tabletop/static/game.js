@@ -388,7 +388,7 @@ function renderUno(moves) {
   const colour = view.colour ? `<span class="colour-dot c-${view.colour}"></span>${view.colour_name}` : "to be named";
   $("#status-line").innerHTML = `Colour ${colour} · ${arrow} · draw pile ${view.draw_pile} · hand ${view.hand_number}` +
     (view.target ? ` · match to ${view.target}, ${view.scoring} scoring` : "") +
-    (view.revealed ? `<br>You saw ${view.players[view.revealed.player].name}'s hand: ${view.revealed.hand.join(" ")}` : "");
+    (view.revealed ? `<br>At your challenge ${view.players[view.revealed.player].name} held: ${view.revealed.hand.join(" ")}` : "");
   $("#pile-area").hidden = false;
   const hand = $("#hand");
   hand.innerHTML = "";
