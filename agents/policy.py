@@ -65,7 +65,11 @@ def random_bits(rng: Any, shape: tuple[int, ...], dtype: type, row_axis: int = 0
 @contextmanager
 def drawing_by_row(policy: SeededPolicy, seeds: np.ndarray) -> Iterator[None]:
     """Within the block, ``policy`` draws its random numbers from one stream per row of its
-    next calls (``seeds``: :class:`envs.rng.RowStreams`), its own generator left untouched."""
+    next calls (``seeds``: :class:`envs.rng.RowStreams`), its own generator left untouched. A
+    policy from outside the lab without an ``rng`` generator draws as it always does."""
+    if not isinstance(getattr(policy, "rng", None), np.random.Generator):
+        yield
+        return
     own = policy.rng
     policy.rng = RowStreams(seeds)
     try:

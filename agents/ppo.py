@@ -105,10 +105,10 @@ def ppo_epochs(
 ) -> dict[str, float]:
     """``update_epochs`` passes of minibatch steps over one rollout's samples (stopping early
     past ``target_kl``); the last minibatch's loss parts and the mean clip fraction."""
-    clipfracs = []
     if b["obs"].shape[0] == 0:  # the learner made no decision in this rollout: nothing to learn from
         names = ("value_loss", "policy_loss", "entropy", "approx_kl", "clipfrac", "explained_variance")
         return {f"losses/{k}": float("nan") for k in names}
+    clipfracs = []
     params = [*net.parameters(), *(p for x in (critic, guide, belief) if x is not None for p in x.parameters())]
     for _epoch in range(cfg.update_epochs):
         for idx in minibatches(b["obs"].shape[0], cfg.num_minibatches, rng, b["obs"].device):

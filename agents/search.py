@@ -32,7 +32,8 @@ world, which after a silent second-to-last card holds the UNO penalty too (the o
 cannot tell it apart), so such worlds find bluffs more often than there were.
 
 A decision is a function of the player's view (observation and legal actions) and the
-policy's seed alone: each decision draws its worlds and its rollouts' random numbers from a
+policy's seed alone (up to the float rounding of a critic's batched values, which can only
+tip an exact tie): each decision draws its worlds and its rollouts' random numbers from a
 stream of its own, keyed by a digest of its view (:func:`view_keys`, :class:`envs.rng.RowStreams`),
 so it never depends on another player's hidden cards, on the other rows of its batch, on
 their order or on ``max_rows``; the same view is decided the same way wherever it arises.
@@ -53,6 +54,9 @@ from envs.rng import RowStreams, mix_keys, splitmix64
 
 #: Rows (world x action) stepped together at most; larger batches are split.
 MAX_ROWS = 1 << 16
+#: Rollout moves after which a world still going is an error, not a hang: a rollout policy that
+#: never ends a hand under these rules (one that only draws and keeps under ``draw_anytime``).
+MAX_ROLLOUT_MOVES = 10_000
 #: ``value: shipped``: the critic of the shipped agent for the game and table size.
 SHIPPED = "shipped"
 #: ``bets``: who decides a bet on how the opponents play (a bluff, a challenge).
@@ -176,14 +180,16 @@ class SearchPolicy(SeededPolicy):
         self.key = int(self.rng.integers(2**63))
 
     def rng_state(self) -> dict[str, Any]:
-        return {"search": super().rng_state(), "rollout": self.rollout.rng_state(), "key": self.key}
+        rollout = self.rollout.rng_state() if hasattr(self.rollout, "rng_state") else None  # an outside class
+        return {"search": super().rng_state(), "rollout": rollout, "key": self.key}
 
     def set_rng_state(self, state: dict[str, Any]) -> None:
         if "search" not in state:  # a checkpoint from before the rollout's stream was kept
             super().set_rng_state(state)
             return
         super().set_rng_state(state["search"])
-        self.rollout.set_rng_state(state["rollout"])
+        if state["rollout"] is not None:
+            self.rollout.set_rng_state(state["rollout"])
         self.key = int(state.get("key", self.key))
 
     # ------------------------------------------------------------------ per game
@@ -308,6 +314,12 @@ class SearchPolicy(SeededPolicy):
             playing = eng.phase != eng.over_phase
             if not playing.any():
                 break
+            if steps >= MAX_ROLLOUT_MOVES:
+                raise RuntimeError(
+                    f"search: {int(playing.sum())} rollouts still going after {steps:,} moves: the rollout "
+                    f"policy {self.rollout_spec!r} does not end a hand under these rules; give depth > 0 "
+                    "(a critic scores where rollouts stop) or another rollout policy"
+                )
             if self.depth and steps > self.depth:  # stop here: the critic values the rest
                 going = playing.nonzero()[0]
                 result[live[going]] = self.leaf_values(eng, going, observer[live])

@@ -36,8 +36,9 @@ import numpy as np  # noqa: E402
 
 from agents.belief import true_holdings  # noqa: E402
 from agents.learned import MODELS_DIR  # noqa: E402
+from agents.policy import drawing_by_row  # noqa: E402
 from agents.registry import check_spec, make_policy, spec_label  # noqa: E402
-from agents.search import UnoSearchPolicy  # noqa: E402
+from agents.search import UnoSearchPolicy, view_keys  # noqa: E402
 from envs.config import int_in, seed_arg  # noqa: E402
 from envs.games import game as game_info  # noqa: E402
 from envs.rng import RowStreams  # noqa: E402
@@ -142,7 +143,8 @@ def play(players: int, entrant: Any, games: int, seed: int) -> dict[str, Any]:
             actions[theirs] = others(obs[theirs], mask[theirs])
         rows = mine.nonzero()[0]
         if rows.size and cheat:
-            actions[rows] = policy.rollout(obs[rows], mask[rows])  # the prior, as SearchPolicy.__call__ takes it
+            with drawing_by_row(policy.rollout, view_keys(policy.key, obs[rows], mask[rows])):
+                actions[rows] = policy.rollout(obs[rows], mask[rows])  # the prior, as SearchPolicy.__call__ takes it
             choice = rows[mask[rows].sum(axis=1) > 1]
             for lo in range(0, choice.size, CHUNK):
                 part = choice[lo : lo + CHUNK]

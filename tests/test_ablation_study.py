@@ -213,3 +213,19 @@ def test_the_shipped_ablation_config_plans():
     assert sum(r.baseline for r in rows) == len(tables) == 3  # one baseline per table: UNO 2p, UNO 4p, tricks
     assert {(r.cfg.game, r.cfg.players) for r in rows if r.baseline} == tables
     assert len({r.digest for r in rows}) == len(rows)
+
+
+def test_a_study_writes_none_of_its_outputs_when_one_cannot_be_written(tmp_path):
+    import dataclasses as dc
+
+    from tournament.report import ROWS_CSV, ROWS_JSON, write_study
+
+    @dc.dataclass
+    class Study:
+        name: str = "s"
+
+    (tmp_path / ROWS_JSON).write_text("earlier")
+    (tmp_path / ROWS_CSV).mkdir()  # a folder where the CSV goes
+    with pytest.raises(ValueError, match="rows.csv"):
+        write_study(tmp_path, Study(), [{"a": 1}], "a\n1\n", tmp_path / "report.md", "# report")
+    assert (tmp_path / ROWS_JSON).read_text() == "earlier" and not (tmp_path / "report.md").exists()

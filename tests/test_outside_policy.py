@@ -124,3 +124,27 @@ def test_a_game_its_policies_never_end_stops_the_tournament_with_an_error():
     )
     with pytest.raises(RuntimeError, match="a game has gone 3,000 decisions without an end"):
         run_tournament(cfg, build_schedule(cfg))
+
+
+def test_a_search_plays_with_an_outside_rollout_policy():
+    """An outside class needs no generator: the search's rollouts draw as it does."""
+    eng = UnoEngine(16, 2, seed=0)
+    obs, mask = eng.reset()
+    spec = {"name": "search", "worlds": 2, "depth": 4, "value": "shipped", "rollout": NAME}
+    search = make_policy("uno", spec, seed=1)
+    actions = search(obs, mask)
+    assert mask[np.arange(16), actions].all()
+    state = search.rng_state()
+    search.set_rng_state(state)
+    np.testing.assert_array_equal(search(obs, mask), actions)
+
+
+def test_a_search_whose_rollouts_never_end_a_hand_says_so(monkeypatch):
+    import agents.search
+
+    monkeypatch.setattr(agents.search, "MAX_ROLLOUT_MOVES", 300)
+    eng = UnoEngine(4, 2, seed=0)
+    obs, mask = eng.reset()
+    search = make_policy("uno", {"name": "search", "worlds": 2, "depth": 0, "value": "", "rollout": NAME}, seed=1)
+    with pytest.raises(RuntimeError, match="rollouts still going after 300 moves: the rollout policy"):
+        search(obs, mask)

@@ -246,3 +246,15 @@ def test_a_card_another_seat_lays_in_the_trick_game_shows_no_colour() -> None:
     assert seen[0][2] == seen[1][2]  # the observation is the same
     assert seen[0][0] == seen[1][0] and seen[0][1] == seen[1][1]  # so is what the person is shown
     assert seen[0][0][1]["table"]["card"] == "9"
+
+
+def test_the_trick_games_text_view_shows_laid_cards_without_colours() -> None:
+    from envs.uno_tricks import TricksEngine
+    from envs.uno_tricks.render import render_position
+
+    eng = TricksEngine(1, seed=0)
+    eng.reset()
+    pos = eng.position(0)
+    pos["table"][3] = {"card": "B8", "forced": False, "added": None, "specials": ["YS", "R+2"]}
+    line = render_position(pos, viewer=0).splitlines()[-1]
+    assert "table 8 with skip +2" in line and "YS" not in line and "B8" not in line

@@ -152,6 +152,8 @@ def test_resume_continues_bit_for_bit(tmp_path, game, extra):
     for path_, array in straight.collector.engine.state_arrays().items():
         np.testing.assert_array_equal(array, resumed.collector.engine.state_arrays()[path_], err_msg=path_)
     assert straight.rng.bit_generator.state == resumed.rng.bit_generator.state
+    if "search" in str(extra):  # a search keeps its key and its rollout policy's stream too
+        assert {"search", "rollout", "key"} <= set(first.state_dict()["trainer"]["scripted_rngs"][0])
 
 
 def test_bad_checkpoints_are_refused_with_the_reason(tmp_path):
@@ -432,8 +434,11 @@ def test_an_epoch_has_as_many_minibatches_as_asked_and_a_rollout_without_decisio
 def test_an_update_whose_rollout_gave_the_learner_no_decision_learns_nothing_and_goes_on():
     # 4 seats, one game, one step: the learner often does not act at all in a rollout
     trainer = PPOTrainer(tiny(players=4, self_play=0.0, num_games=1, num_steps=1, num_minibatches=1))
-    before = [p.clone() for p in trainer.net.parameters()]
-    stats = [trainer.update() for _ in range(6)]
-    assert any(np.isnan(s["losses/policy_loss"]) for s in stats)
-    if all(np.isnan(s["losses/policy_loss"]) for s in stats):
-        assert all(torch.equal(a, b) for a, b in zip(before, trainer.net.parameters(), strict=True))
+    empty = 0
+    for _ in range(6):
+        before = [p.clone() for p in trainer.net.parameters()]
+        stats = trainer.update()
+        if np.isnan(stats["losses/policy_loss"]):
+            empty += 1
+            assert all(torch.equal(a, b) for a, b in zip(before, trainer.net.parameters(), strict=True))
+    assert empty > 0

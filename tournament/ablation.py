@@ -35,6 +35,7 @@ from tournament.report import ROWS_CSV, ROWS_JSON, check_outputs, reported_rows,
 from tournament.stats import Z95, holm, p_from_interval
 
 ROW_KEYS = ("name", "label", "config", "overrides", "baseline", "against", "replicate")
+PLOT = "ablations.png"  # beside the rows in the data folder
 
 
 @dataclasses.dataclass
@@ -233,7 +234,7 @@ def run_study(data: dict[str, Any], console: Console) -> int:
     from train import main as train_main
 
     config = AblationConfig.from_mapping(data)
-    check_outputs(config.report, config.data)
+    check_outputs(config.report, config.data, files=(ROWS_JSON, ROWS_CSV, PLOT))
     rows = plan(config)
     from_data = [r for r in rows if r.finished is None and _measured_alike(config, r.reported)]
     todo = [r for r in rows if r.finished is None and r not in from_data]
@@ -303,7 +304,7 @@ def run_study(data: dict[str, Any], console: Console) -> int:
     compare(results)
     folder = Path(config.data)
     console.print(study_table(results))
-    plot = plot_rows(results, folder / "ablations.png", config)
+    plot = plot_rows(results, folder / PLOT, config)
     report = Path(config.report)
     text = markdown(config, results, plot, report, missing)
     written = write_study(folder, config, results, rows_csv(results), report, text)

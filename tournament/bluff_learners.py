@@ -83,17 +83,18 @@ def run_learners(config: Any, console: Console, earlier: dict[tuple[str, str], d
         done = read_result(run_dir)
         done = done if done and done.get("config_sha256") == digest and Path(done["agent"]).is_file() else None
         data = earlier.get((row["name"], digest))
-        plans.append((row, args, run_dir, digest, done, data))
-        steps = cfg.total_steps
-    todo = sum(done is None and not (data is not None and data.get("survey") == surveyed) for *_, done, data in plans)
+        plans.append((row, args, run_dir, digest, done, data, cfg.total_steps))
+    todo = [p for p in plans if p[4] is None and not (p[5] is not None and p[5].get("survey") == surveyed)]
     if todo:
+        steps = max(p[6] for p in todo)
         what = (
-            f"train, each a best response of {steps:,} decisions (minutes each; train_learners: false leaves them out)"
+            f"train, each a best response of up to {steps:,} decisions (minutes each; train_learners: false "
+            "leaves them out)"
             if config.train_learners
             else "leave out (train_learners: false)"
         )
-        console.print(f"learners: {len(plans) - todo} finished or in the study's data, {todo} to {what}")
-    for row, args, run_dir, digest, done, data in plans:
+        console.print(f"learners: {len(plans) - len(todo)} finished or in the study's data, {len(todo)} to {what}")
+    for row, args, run_dir, digest, done, data, _ in plans:
         if done is None and data is not None and data.get("survey") == surveyed:
             console.print(f"learner {row['name']}: taken from the study's data (same config, same survey)")
             out.append({**data, "reused": "data"})
@@ -519,8 +520,10 @@ def _learner_findings(learners: list[dict[str, Any]]) -> list[str]:
 
 def earlier_learners(folder: Path) -> dict[tuple[str, str], dict[str, Any]]:
     """The learners of the study's earlier data (``cells.json``), by (name, config digest)."""
+    from tournament.bluff_study import CELLS_JSON
+
     try:
-        rows = json.loads((folder / "cells.json").read_text())["learners"]
+        rows = json.loads((folder / CELLS_JSON).read_text())["learners"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}
     return {(r["name"], r["config_sha256"]): r for r in rows if isinstance(r, dict) and "config_sha256" in r}

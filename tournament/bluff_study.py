@@ -41,6 +41,8 @@ from tournament.tallies import tally_of
 
 #: The challenge's break-even as the report writes it (1/3 with the draws of docs/uno.md).
 BREAK_EVEN = f"{Fraction(CHALLENGE_BREAK_EVEN).limit_denominator(100)}"
+#: The study's data files beside its report (``data`` folder): every cell, as JSON and CSV, and the plot.
+CELLS_JSON, CELLS_CSV, PLOT = "cells.json", "cells.csv", "bluff_study.png"
 
 
 @dataclasses.dataclass
@@ -132,7 +134,7 @@ class BluffStudyConfig:
 def run_study(data: dict[str, Any], console: Console) -> int:
     """Play every cell, print the tables, write the markdown report, JSON, CSV and plots."""
     config = BluffStudyConfig.from_mapping(data)
-    check_outputs(config.report, config.data)
+    check_outputs(config.report, config.data, files=(CELLS_JSON, CELLS_CSV, PLOT))
     cells = []
     for players in config.table_sizes:
         baseline: dict[str, np.ndarray] = {}
@@ -168,14 +170,14 @@ def run_study(data: dict[str, Any], console: Console) -> int:
         indent=2,
     )
     table = cells_csv(rows)
-    report, plot = Path(config.report), folder / "bluff_study.png"
+    report, plot = Path(config.report), folder / PLOT
     text = markdown(config, rows, comparisons, plot, report, agents, learners)
     # every output made before any is written: a failure leaves the earlier set whole
     plot_study(rows, plot)
-    write_atomic(folder / "cells.json", data + "\n")
-    write_atomic(folder / "cells.csv", table)
+    write_atomic(folder / CELLS_JSON, data + "\n")
+    write_atomic(folder / CELLS_CSV, table)
     write_atomic(report, text)
-    console.print(f"wrote {report}, {folder / 'cells.json'}, {folder / 'cells.csv'}, {plot}")
+    console.print(f"wrote {report}, {folder / CELLS_JSON}, {folder / CELLS_CSV}, {plot}")
     return 0
 
 
@@ -535,7 +537,7 @@ def markdown(
         out += ["", *chapter(config, agents or [], learners or [], rows)]
     out += [
         "",
-        f"Data: `{config.data}/cells.json`, `{config.data}/cells.csv`.",
+        f"Data: `{config.data}/{CELLS_JSON}`, `{config.data}/{CELLS_CSV}`.",
         "",
     ]
     return "\n".join(out)

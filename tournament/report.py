@@ -7,6 +7,7 @@ import dataclasses
 import io
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +112,8 @@ def write_study(
 ) -> list[Path]:
     """A study's outputs: its rows with its config (a dataclass) as ``rows.json`` and its rows
     as ``rows.csv`` in ``folder`` (what :func:`reported_rows` reads back), and its report;
-    returns the report's path, then the data's."""
+    returns the report's path, then the data's. Every path is checked before any is written."""
+    check_outputs(report, folder, files=(ROWS_JSON, ROWS_CSV))
     data = json.dumps(json_ready({"study": dataclasses.asdict(study), "rows": rows}), indent=2, allow_nan=False)
     write_atomic(folder / ROWS_JSON, data + "\n")
     write_atomic(folder / ROWS_CSV, rows_csv)
@@ -240,11 +242,16 @@ def write_rows(folder: Path, stem: str, rows: list[dict[str, Any]], fields: list
     return paths
 
 
-def check_outputs(report: str | Path, folder: str | Path, names: tuple[str, str] = ("report", "data")) -> None:
-    """Before a study's hours of play or training: its report and data folder can be written
-    (else a ``ValueError`` naming the setting, ``names``); nothing is created yet."""
+def check_outputs(
+    report: str | Path, folder: str | Path, names: tuple[str, str] = ("report", "data"), files: Sequence[str] = ()
+) -> None:
+    """Before a study's hours of play or training: its report, its data folder and the ``files``
+    it writes there can be written (else a ``ValueError`` naming the setting, ``names``);
+    nothing is created yet."""
     check_file_writable(report, names[0])
     check_writable(folder, names[1], create=False)
+    for name in files:
+        check_file_writable(Path(folder) / name, names[1])
 
 
 def check_study_outputs(parser: Any, report: Path, folder: Path) -> None:

@@ -254,7 +254,7 @@ def holds_colour(hand, colour: int) -> bool:
     return False
 
 
-def seats_after(seat, steps, direction, num_players):  # noqa: ANN001, ANN201 (ints or numpy arrays)
+def seats_after(seat, steps, direction, num_players):  # ints or numpy arrays
     """The seat ``steps`` places on in the direction of play (negative: back), for ints or
     numpy arrays alike (broadcast): what positions, worlds and studies compute outside the
     kernel, which calls it compiled as :func:`seat_after`."""
@@ -265,7 +265,7 @@ def seats_after(seat, steps, direction, num_players):  # noqa: ANN001, ANN201 (i
 seat_after = njit(cache=True, _nrt=False)(seats_after)
 
 
-def challenged_seats(challenger, direction, num_players):  # noqa: ANN001, ANN201 (ints or numpy arrays)
+def challenged_seats(challenger, direction, num_players):  # ints or numpy arrays
     """Who played the Wild Draw Four a challenger answers: the seat before it (compiled for
     the kernel as :func:`challenged_seat`)."""
     return seats_after(challenger, -1, direction, num_players)

@@ -5,21 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from envs.games import game
+from envs.uno_tricks.positions import face
 from envs.uno_tricks.rules import NUM_PLAYERS, TEAM_NAMES, TricksRules
 
 
-def _number(name: str) -> str:
-    return name[1:] if name[0] in "RYGB" and name[1:].isdigit() else name
-
-
 def _laid(entry: dict[str, Any] | None) -> str:
+    """A seat's cards on the table, as every seat sees them: faces without colours (``face``)."""
     if entry is None:
         return "-"
-    text = _number(entry["card"]) + ("=0 (duplicate)" if entry["forced"] else "")
+    text = face(entry["card"]) + ("=0 (duplicate)" if entry["forced"] else "")
     if entry.get("added"):
-        text += f" +{_number(entry['added'])} (wild)"
+        text += f" +{face(entry['added'])} (wild)"
     if entry.get("specials"):
-        text += " with " + "+".join(entry["specials"])
+        text += " with " + " ".join(face(s) for s in entry["specials"])
     return text
 
 
@@ -41,7 +39,7 @@ def render_position(pos: dict[str, Any], viewer: int | None = None, rules: Trick
         marker = ">" if seat == pos["current_player"] and pos["phase"] != "over" else " "
         numbers, specials = pos["hands"][seat], pos["specials"][seat]
         if viewer is None or viewer == seat:
-            shown = " ".join(sorted((_number(c) for c in numbers), key=int)) + "  | " + " ".join(specials)
+            shown = " ".join(sorted((face(c) for c in numbers), key=int)) + "  | " + " ".join(specials)
         else:
             shown = f"{len(numbers)} numbers, {len(specials)} specials"
         team = TEAM_NAMES[game("tricks").side_of(seat, NUM_PLAYERS)]
