@@ -136,6 +136,12 @@ def main(argv: list[str] | None = None) -> int:
         config = load_config(path, args.overrides)
         if not args.no_files:  # before the games: an unusable output must not cost the whole run
             check_output_files(config.output)
+            kept = Path(config.output) / "tournament.json"
+            if args.overrides and "output" not in parse_overrides(args.overrides) and kept.is_file():
+                console.print(
+                    f"[yellow]note[/]: these overrides replace the config's results in {config.output} "
+                    "(output=<folder> keeps them)"
+                )
     except ValueError as err:
         parser.error(str(err))
     started = False

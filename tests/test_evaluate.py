@@ -276,3 +276,13 @@ def test_an_output_file_that_cannot_be_written_stops_the_tournament_before_any_g
     )
     assert result.returncode != 0 and "tournament.csv" in result.stderr and "Traceback" not in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tournament.csv"]  # nothing written
+
+
+def test_overrides_that_replace_the_configs_results_say_so(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text(f"players: 2\npolicies: [random, heuristic]\ngames: 48\nbatch: 48\noutput: {tmp_path / 'out'}\n")
+    command = [sys.executable, "evaluate.py", "--config", str(config)]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0 and "replace the config's results" not in first.stdout
+    again = subprocess.run([*command, "seed=1"], capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "these overrides replace the config's results in" in " ".join(again.stdout.split())
