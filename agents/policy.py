@@ -8,6 +8,7 @@ and human play all call policies this way, once per step for all the games they 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
@@ -51,13 +52,13 @@ def random_bits(rng: Any, shape: tuple[int, ...], dtype: type, row_axis: int = 0
     generator words cut into pieces, several times cheaper than floats; from
     :class:`envs.rng.RowStreams` (the search's rollouts), row by row."""
     per_word = 8 // np.dtype(dtype).itemsize
-    if isinstance(rng, RowStreams):
-        rows_first = (shape[row_axis], *(n for k, n in enumerate(shape) if k != row_axis))
-        per_row = int(np.prod(rows_first[1:], dtype=np.int64))
+    if isinstance(rng, RowStreams):  # plain Python arithmetic: called at every step of a search's rollouts
+        rows_first = (shape[row_axis], *shape[:row_axis], *shape[row_axis + 1 :])
+        per_row = math.prod(rows_first[1:])
         words = rng.words((rows_first[0], -(-per_row // per_word)))  # each row's words, cut in pieces
         bits = words.view(dtype)[:, :per_row].reshape(rows_first)
-        return np.moveaxis(bits, 0, row_axis)
-    n = int(np.prod(shape))
+        return bits if row_axis == 0 else np.moveaxis(bits, 0, row_axis)
+    n = math.prod(shape)
     words = rng.bit_generator.random_raw((n + per_word - 1) // per_word)
     return words.view(dtype)[:n].reshape(shape)
 

@@ -11,6 +11,8 @@ its seed and counter, both of which a position records.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -63,18 +65,27 @@ _SLOTS = np.arange(1, 257, dtype=np.uint64) * _GOLDEN  # slot j of a draw hashes
 
 def draw_words(seeds: np.ndarray, counter: int, width: int) -> np.ndarray:
     """``uint64 [R, width]``: the draw at ``counter`` of each of ``R`` streams (``seeds``): the
-    words the kernels' :func:`random_words_one` gives, for any width."""
-    with np.errstate(over="ignore"):
-        base = splitmix64(np.asarray(seeds, np.uint64) ^ (np.uint64(counter) * _MUL2))
-        slots = np.arange(1, width + 1, dtype=np.uint64) * _GOLDEN
-        return splitmix64(base[:, None] + slots[None, :])
+    words the kernels' :func:`random_words_one` gives, for any width (compiled: the search
+    draws this way at every rollout step, where numpy's per-call cost dominated)."""
+    return _draw_words(np.ascontiguousarray(seeds, np.uint64).ravel(), np.uint64(counter), int(width))
 
 
 def mix_keys(keys: np.ndarray, tags: np.ndarray | int) -> np.ndarray:
     """``uint64``: one new stream seed per (key, tag), broadcast (a world of a decision, a step
     of a rollout): independent streams from one key."""
-    with np.errstate(over="ignore"):
-        return splitmix64(np.asarray(keys, np.uint64) ^ splitmix64(np.asarray(tags, np.uint64) * _GOLDEN + _GOLDEN))
+    if isinstance(tags, (int, np.integer)) and isinstance(keys, np.ndarray) and keys.ndim == 1:
+        return _mix_keys_one_tag(keys.astype(np.uint64, copy=False), np.uint64(tags))  # a rollout's step
+    keys, tags = np.asarray(keys, np.uint64), np.asarray(tags, np.uint64)
+    shape = np.broadcast_shapes(keys.shape, tags.shape)
+    flat = _mix_keys(_flat(keys, shape), _flat(tags, shape))
+    return flat.reshape(shape) if shape else flat[0]
+
+
+def _flat(words: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``words`` broadcast to ``shape``, as a flat contiguous writable array."""
+    if words.shape == shape:
+        return np.ascontiguousarray(words).ravel()
+    return np.broadcast_to(words, shape).flatten()
 
 
 class RowStreams:
@@ -94,8 +105,7 @@ class RowStreams:
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
         if not shape or shape[0] != self.seeds.size:
             raise ValueError(f"a draw of shape {shape} from {self.seeds.size} row streams: the first axis is the rows")
-        width = int(np.prod(shape[1:], dtype=np.int64))
-        out = draw_words(self.seeds, self.counter, width).reshape(shape)
+        out = _draw_words(self.seeds, np.uint64(self.counter), math.prod(shape[1:])).reshape(shape)
         self.counter += 1
         return out
 
@@ -128,6 +138,37 @@ def splitmix64_one(x: np.uint64) -> np.uint64:
     x = (x ^ (x >> _S30)) * _MUL1
     x = (x ^ (x >> _S27)) * _MUL2
     return x ^ (x >> _S31)
+
+
+@njit(cache=True)
+def _draw_words(seeds: np.ndarray, counter: np.uint64, width: int) -> np.ndarray:
+    """:func:`draw_words`, compiled: splitmix64(splitmix64(seed ^ counter * MUL2) + (j + 1) * GOLDEN)."""
+    out = np.empty((seeds.size, width), np.uint64)
+    salt = counter * _MUL2
+    for r in range(seeds.size):
+        base = splitmix64_one(seeds[r] ^ salt)
+        for j in range(width):
+            out[r, j] = splitmix64_one(base + np.uint64(j + 1) * _GOLDEN)
+    return out
+
+
+@njit(cache=True)
+def _mix_keys_one_tag(keys: np.ndarray, tag: np.uint64) -> np.ndarray:
+    """:func:`mix_keys` of a flat array of keys and one tag, compiled."""
+    out = np.empty(keys.size, np.uint64)
+    mixed_tag = splitmix64_one(tag * _GOLDEN + _GOLDEN)
+    for i in range(keys.size):
+        out[i] = splitmix64_one(keys[i] ^ mixed_tag)
+    return out
+
+
+@njit(cache=True)
+def _mix_keys(keys: np.ndarray, tags: np.ndarray) -> np.ndarray:
+    """:func:`mix_keys` of two flat arrays of one size, compiled."""
+    out = np.empty(keys.size, np.uint64)
+    for i in range(keys.size):
+        out[i] = splitmix64_one(keys[i] ^ splitmix64_one(tags[i] * _GOLDEN + _GOLDEN))
+    return out
 
 
 @njit(cache=True, _nrt=False)
