@@ -128,6 +128,11 @@ class RulesBase:
         """Plain mapping of every field (JSON/YAML serialisable)."""
         return dataclasses.asdict(self)
 
+    @classmethod
+    def option_names(cls) -> list[str]:
+        """The rule options, in their order."""
+        return [field.name for field in dataclasses.fields(cls)]
+
 
 def action_lookup(names: Sequence[str], forms: str) -> tuple[Callable[[str], int], Callable[[int], str]]:
     """``action_id`` and ``action_name`` for a fixed list of action names (``forms`` lists them for errors)."""

@@ -48,6 +48,18 @@ from envs.wrappers import (
     opponent_policies,
 )
 
+#: :class:`SeatVectorEnv`'s own keyword arguments (the others are rule options).
+VECTOR_ENV_ARGUMENTS = (
+    "num_envs",
+    "opponent",
+    "num_players",
+    "seat",
+    "rules",
+    "illegal_action",
+    "render_mode",
+    "max_episode_steps",
+)
+
 
 class SeatVectorEnv(PicklesGameByName, VectorEnv):
     """``num_envs`` games of one engine, each with a learner seat; the others play ``opponent``.
@@ -92,7 +104,7 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
                 "game with gym_env(render_mode='ansi') or the AEC env"
             )
         self.game = game
-        self.rules = make_rules(game, rules, options)
+        self.rules = make_rules(game, rules, options, VECTOR_ENV_ARGUMENTS)
         self.rules.check_players(num_players)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")

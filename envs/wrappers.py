@@ -24,8 +24,17 @@ from envs.core import IllegalActionError
 BatchedPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-def make_rules(game: ModuleType, rules: Any, options: Mapping[str, Any]) -> Any:
-    """Rules of ``game`` from a rules object, a mapping or None, with keyword options on top."""
+def make_rules(game: ModuleType, rules: Any, options: Mapping[str, Any], arguments: Sequence[str] = ()) -> Any:
+    """Rules of ``game`` from a rules object, a mapping or None, with keyword options on top.
+    ``arguments``: the env's own keyword arguments, named beside the rule options when a
+    keyword is neither (a misspelt ``illegal_action`` is no rule option either)."""
+    fields = game.Rules.option_names()
+    unknown = sorted(str(k) for k in options if k not in fields)
+    if unknown and arguments:
+        raise ValueError(
+            f"unknown argument(s) {', '.join(unknown)}; the env's own: {', '.join(arguments)}; "
+            f"{game.Rules.__name__} options: {', '.join(fields)}"
+        )
     if isinstance(rules, game.Rules):
         base = rules.to_dict()
     elif rules is None:
@@ -36,6 +45,16 @@ def make_rules(game: ModuleType, rules: Any, options: Mapping[str, Any]) -> Any:
         name = game.Rules.__name__
         raise ValueError(f"rules must be a {name}, a mapping of options or None, got {type(rules).__name__}")
     return game.Rules.from_dict({**base, **options})
+
+
+def refuse_reset_options(options: Mapping[str, Any] | None) -> None:
+    """``reset(options=...)`` of the one-game envs takes none: a key is refused, not ignored."""
+    if options:
+        raise ValueError(f"reset options: unknown {', '.join(map(repr, options))}; this env takes none")
+
+
+#: :class:`SeatEnv`'s own keyword arguments (the others are rule options).
+SEAT_ENV_ARGUMENTS = ("opponent", "num_players", "seat", "rules", "render_mode", "illegal_action")
 
 
 def observation_space(game: ModuleType, rules: Any) -> spaces.Dict:
@@ -175,7 +194,7 @@ class EngineAEC(AECEnv):
 
     def __init__(self, num_players: int, rules: Any, render_mode: str | None, options: Mapping[str, Any]) -> None:
         super().__init__()
-        self.rules = make_rules(self.game, rules, options)
+        self.rules = make_rules(self.game, rules, options, ("num_players", "rules", "render_mode"))
         self.rules.check_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
@@ -195,7 +214,19 @@ class EngineAEC(AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
+    #: What :meth:`reset` sets; asked for before it, each is an ``AttributeError`` that says so.
+    _SET_BY_RESET = frozenset(
+        ("agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos", "_cache")
+    )
+
+    def __getattr__(self, name: str) -> Any:
+        if name in EngineAEC._SET_BY_RESET:
+            raise AttributeError(f"{name} cannot be read before reset(): call reset() first")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game (``seed``: a fresh stream). ``options`` are ignored: PettingZoo's
+        ``api_test`` passes some and requires that they be accepted."""
         if self.engine is None or seed is not None:
             self.engine = self.game.Engine(1, self.num_players, self.rules, seed=seed, auto_reset=False)
         obs, mask = self.engine.reset()
@@ -329,7 +360,7 @@ class SeatEnv(PicklesGameByName, gym.Env):
         **options: Any,
     ) -> None:
         self.game = game
-        self.rules = make_rules(game, rules, options)
+        self.rules = make_rules(game, rules, options, SEAT_ENV_ARGUMENTS)
         self.rules.check_players(num_players)
         if illegal_action not in ("lose", "raise"):
             raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
@@ -373,6 +404,7 @@ class SeatEnv(PicklesGameByName, gym.Env):
         return {"observation": obs[0].copy(), "action_mask": mask[0].astype(np.int8)}
 
     def reset(self, seed: int | None = None, options: dict | None = None):
+        refuse_reset_options(options)
         super().reset(seed=seed)
         if self.engine is None or seed is not None:
             engine_seed = int(self.np_random.integers(2**63))

@@ -128,14 +128,17 @@ class UnoRules(RulesBase):
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if field.type in ("bool", bool) and not isinstance(value, bool):
+            flag = isinstance(value, (bool, np.bool_))
+            if field.type in ("bool", bool) and not flag:
                 raise ValueError(f"UnoRules.{field.name} must be true or false, got {value!r}")
-            if field.type in ("int", int) and (isinstance(value, bool) or not isinstance(value, int)):
+            if field.type in ("int", int) and (flag or not isinstance(value, (int, np.integer))):
                 raise ValueError(f"UnoRules.{field.name} must be an integer, got {value!r}")
             if field.type in ("float", float) and (
-                isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value)
+                flag or not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value)
             ):
                 raise ValueError(f"UnoRules.{field.name} must be a finite number, got {value!r}")
+            if isinstance(value, np.generic):  # a numpy number (a sweep over np.arange) kept as Python's own
+                object.__setattr__(self, field.name, value.item())
         if self.hand_size < 1:
             raise ValueError(f"UnoRules.hand_size must be at least 1, got {self.hand_size}")
         if self.hand_size * MIN_PLAYERS + MIN_DRAW_PILE > DECK_SIZE:
