@@ -60,7 +60,7 @@ from envs.cards import (
     TYPE_VALUE,
 )
 from envs.uno import actions as A
-from envs.uno.kernel import CHALLENGE_BREAK_EVEN, PASS_ON_KIND, SWAP_KIND
+from envs.uno.kernel import CHALLENGE_BREAK_EVEN, PASS_ON_KIND, SWAP_KIND, challenged_seats
 from envs.uno.observation import FIELDS
 from envs.uno.rules import UnoRules
 
@@ -178,7 +178,7 @@ def guilty_probability(obs: np.ndarray) -> np.ndarray:
     colour = obs[:, _CHALLENGE_COLOUR].argmax(axis=1)
     k = _COLOUR_COPIES - _colour_counts(seen)[rows, colour]
     n = DECK_SIZE - obs[:, _HAND_SIZES.start] - obs[:, _DISCARD_PILE_SIZE]  # slot 0: the observer
-    previous = obs[:, _NUM_PLAYERS].astype(np.int64) - 1  # relative slot n - 1: who played it
+    previous = challenged_seats(0, 1, obs[:, _NUM_PLAYERS].astype(np.int64))  # its relative slot (n - 1)
     h = np.minimum(obs[rows, _HAND_SIZES.start + previous], n)
     rest = n - k  # unseen cards of other colours (and wilds)
     possible = rest >= h  # a hand of h cards can avoid the colour at all

@@ -116,6 +116,13 @@ def check_rng_state(state: Any, what: str = "rng") -> None:
     read_int(state["counter"], f"{what}.counter", 0, UINT64_MAX)
 
 
+def seats_after(seat, steps, direction, num_players):  # ints or numpy arrays
+    """The seat ``steps`` places on in the direction of play (negative: back; ``direction``
+    1 or -1, 1 in a game without one), for ints or numpy arrays alike (broadcast). UNO's
+    kernel compiles it as ``seat_after``."""
+    return (seat + steps * direction) % num_players
+
+
 class RulesBase:
     """Config round trip for the games' frozen rules dataclasses."""
 
@@ -414,7 +421,7 @@ class BatchedEngine:
             self.current if seats is None else np.asarray(seats, dtype=np.int64), (self.num_games,)
         )
         step = np.asarray(getattr(self, "direction", 1))[..., None] if in_play_order else 1
-        others = (viewer[:, None] + step * np.arange(1, self.num_players)) % self.num_players  # [B, P-1]
+        others = seats_after(viewer[:, None], np.arange(1, self.num_players), step, self.num_players)  # [B, P-1]
         return self.hands[self._ar[:, None], others].reshape(self.num_games, -1).astype(np.float32)
 
     @property

@@ -45,6 +45,7 @@ from envs.cards import (
     WILD,
     WILD_DRAW_FOUR,
 )
+from envs.core import seats_after
 from envs.rng import next_deal_one, random_uniform_one, random_words_one, shuffle_into
 from envs.state_table import PLAYERS, Part, state_type
 from envs.uno import actions as A
@@ -254,14 +255,9 @@ def holds_colour(hand, colour: int) -> bool:
     return False
 
 
-def seats_after(seat, steps, direction, num_players):  # ints or numpy arrays
-    """The seat ``steps`` places on in the direction of play (negative: back), for ints or
-    numpy arrays alike (broadcast): what positions, worlds and studies compute outside the
-    kernel, which calls it compiled as :func:`seat_after`."""
-    return (seat + steps * direction) % num_players
-
-
-#: :func:`seats_after` compiled, for one game's seats inside the kernel.
+#: :func:`envs.core.seats_after` (the seat ``steps`` places on in the direction of play)
+#: compiled, for one game's seats inside the kernel; positions, worlds and studies call the
+#: plain one (imported here, so ``kernel.seats_after`` is the same function).
 seat_after = njit(cache=True, _nrt=False)(seats_after)
 
 
@@ -269,6 +265,13 @@ def challenged_seats(challenger, direction, num_players):  # ints or numpy array
     """Who played the Wild Draw Four a challenger answers: the seat before it (compiled for
     the kernel as :func:`challenged_seat`)."""
     return seats_after(challenger, -1, direction, num_players)
+
+
+def pending_bluffers(current, phase, direction, num_players):  # ints or numpy arrays
+    """Whose Wild Draw Four waits for its answer: the seat before the current player (the
+    challenger) in phase challenge, the current player itself in phase uno (the card was its
+    second-to-last: its declaration comes first, then the next seat answers)."""
+    return np.where(phase == UNO, current, challenged_seats(current, direction, num_players))
 
 
 @njit(cache=True, _nrt=False)

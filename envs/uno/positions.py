@@ -79,8 +79,8 @@ from envs.uno.kernel import (
     DRAW_TWO_DRAW,
     SWAP_KIND,
     WILD_DRAW_FOUR_DRAW,
-    challenged_seats,
     holds_colour,
+    pending_bluffers,
     playable,
 )
 from envs.uno.observation import DECK_POINTS
@@ -114,7 +114,7 @@ def position_of(eng: UnoEngine, i: int) -> dict[str, Any]:
     phase = int(eng.phase[i])
     challenge = None
     if eng.challenge_colour[i] >= 0:  # a Wild Draw Four waits for its answer (phase challenge, or uno before it)
-        bluffer = eng.current[i] if PHASE_NAMES[phase] == "uno" else (eng.current[i] - eng.direction[i]) % P
+        bluffer = int(pending_bluffers(eng.current[i], phase, eng.direction[i], P))
         challenge = {
             "player": int(bluffer),
             "previous_colour": COLOURS[eng.challenge_colour[i]],
@@ -332,7 +332,7 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
         if not isinstance(previous, str):
             raise ValueError(f"challenge.previous_colour must be R, Y, G or B, got {shown_value(previous)}")
         challenge_colour = colour_index(previous)
-        bluffer = current if phase_name == "uno" else challenged_seats(current, direction, P)
+        bluffer = int(pending_bluffers(current, phase, direction, P))
         if "player" in challenge and read_seat(challenge["player"], P, "challenge.player") != bluffer:
             raise ValueError(
                 f"challenge.player must be {bluffer}: the player who just played the Wild Draw Four "

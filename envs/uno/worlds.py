@@ -363,7 +363,7 @@ def sample_worlds(
     # The Wild Draw Four's player: the seat before the observer in phase challenge, the
     # observer itself in phase uno (its own second-to-last card, the answer comes next).
     phase = rep(view["phase"])
-    bluffer = np.where(phase == UNO, 0, kernel.challenged_seats(0, rep(direction), n))
+    bluffer = kernel.pending_bluffers(0, phase, rep(direction), n)
     guilty = np.zeros(N, bool)
     pending = np.where((phase == CHALLENGE) | (phase == UNO), state["challenge_colour"], -1)
     _guilt(state["hands"], bluffer, pending, guilty)
