@@ -203,16 +203,15 @@ def openskill_ratings(config: TournamentConfig, schedule: Schedule, results: Res
     labels = [e.label for e in schedule.entrants]
     played = np.flatnonzero(results.played)
     order = np.random.default_rng(config.seed).permutation(played)
-    share = seat_scores(config, results)
-    for n in order.tolist():
-        present = np.unique(schedule.seat_entrant[n])
-        if present.size < 2:
-            continue
-        best = np.array([share[n][schedule.seat_entrant[n] == e].max() for e in present])
-        ranks = (best.max() - best).tolist()  # 0 for the winner(s): tied winners share rank 0
-        teams = [[players[labels[e]]] for e in present]
-        rated = model.rate(teams, ranks=ranks)
-        for e, team in zip(present, rated, strict=True):
+    # Each game's entrants and their best seat's share, for all games at once: [games, entrants].
+    seated = schedule.seat_entrant[order][:, :, None] == np.arange(len(labels))  # [N, P, E]
+    present = seated.any(axis=1)
+    best = np.where(seated, seat_scores(config, results)[order][:, :, None], -np.inf).max(axis=1)
+    ranks = best.max(axis=1, keepdims=True) - best  # 0 for the winner(s): tied winners share rank 0
+    for n in np.flatnonzero(present.sum(axis=1) >= 2):  # OpenSkill rates one game at a time, in order
+        entrants = np.flatnonzero(present[n])
+        rated = model.rate([[players[labels[e]]] for e in entrants], ranks=ranks[n, entrants].tolist())
+        for e, team in zip(entrants, rated, strict=True):
             players[labels[e]] = team[0]
     out = [
         {"entrant": label, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
