@@ -63,7 +63,8 @@ def survey(
     bluff = {k: [] for k in ("bluffed", "target_size", "own_size", "colour_cards")}
     challenge = {k: [] for k in ("challenged", "guilty", "bluffer_size", "own_size")}
     open_bluff = np.full(batch, -1, np.int64)  # index of the player's bluff awaiting its answer
-    caught: list[bool] = []
+    chances = 0  # bluff chances so far: each one's index in the bluff arrays
+    answers: list[tuple[np.ndarray, np.ndarray]] = []  # (chance index, caught) of each answered bluff
     done_games = 0
     of_colour = TYPE_COLOUR[None, :] == np.arange(4)[:, None]  # [colour, type]
     while done_games < games:
@@ -76,8 +77,7 @@ def survey(
         phase = eng.phase.copy()
         # answers to the player's bluffs (the target's decision)
         answered = ((open_bluff >= 0) & (phase == CHALLENGE)).nonzero()[0]
-        for g in answered:
-            caught[open_bluff[g]] = bool(actions[g] == A.CHALLENGE)
+        answers.append((open_bluff[answered], actions[answered] == A.CHALLENGE))
         open_bluff[answered] = -1
         # the player's bluff chances
         w4_legal = mask[:, A.PLAY_WILD_DRAW_FOUR : A.PLAY_WILD_DRAW_FOUR + 4].any(axis=1)
@@ -94,9 +94,8 @@ def survey(
             bluff["target_size"].append(eng.hand_size[rows, target])
             bluff["own_size"].append(eng.hand_size[rows, seat[rows]])
             bluff["colour_cards"].append((held * of_colour[colour]).sum(axis=1))
-            first = len(caught)
-            caught.extend([False] * rows.size)
-            open_bluff[rows[played]] = first + played.nonzero()[0]
+            open_bluff[rows[played]] = chances + played.nonzero()[0]
+            chances += rows.size
         # the player's challenge decisions
         rows = (mine & (phase == CHALLENGE)).nonzero()[0]
         if rows.size:
@@ -110,7 +109,9 @@ def survey(
         open_bluff[done] = -1
         seat_of_player[done] = (seat_of_player[done] + 1) % players  # the next deal, the next seat
     out_bluff = {k: np.concatenate(v) if v else np.zeros(0, np.int64) for k, v in bluff.items()}
-    out_bluff["caught"] = np.asarray(caught, bool)
+    out_bluff["caught"] = np.zeros(chances, bool)
+    for index, challenged in answers:
+        out_bluff["caught"][index] = challenged
     out_challenge = {k: np.concatenate(v) if v else np.zeros(0, np.int64) for k, v in challenge.items()}
     return {"bluff": out_bluff, "challenge": out_challenge, "games": done_games}
 
