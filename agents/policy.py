@@ -52,6 +52,8 @@ def random_bits(rng: Any, shape: tuple[int, ...], dtype: type, row_axis: int = 0
     generator words cut into pieces, several times cheaper than floats; from
     :class:`envs.rng.RowStreams` (the search's rollouts), row by row."""
     per_word = 8 // np.dtype(dtype).itemsize
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    row_axis %= len(shape)
     if isinstance(rng, RowStreams):  # plain Python arithmetic: called at every step of a search's rollouts
         rows_first = (shape[row_axis], *shape[:row_axis], *shape[row_axis + 1 :])
         per_row = math.prod(rows_first[1:])

@@ -57,3 +57,29 @@ def test_reset_options_the_single_seat_env_has_none_the_aec_env_ignores_them() -
         gym.reset(options={"bogus": 1})
     aec = uno_v0.env()
     aec.reset(seed=0, options={"options": 1})  # PettingZoo's api_test passes this and requires it accepted
+
+
+def test_the_named_env_arguments_are_the_signatures() -> None:
+    """The lists a misspelt keyword's message gives are the envs' own parameters."""
+    import inspect
+
+    from envs.vector import VECTOR_ENV_ARGUMENTS, SeatVectorEnv
+    from envs.wrappers import SEAT_ENV_ARGUMENTS, SeatEnv
+
+    def own(cls: type) -> set[str]:
+        params = inspect.signature(cls.__init__).parameters.values()
+        return {p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD} - {"self", "game"}
+
+    assert set(SEAT_ENV_ARGUMENTS) == own(SeatEnv)
+    assert set(VECTOR_ENV_ARGUMENTS) == own(SeatVectorEnv)
+    for module in (uno_v0, uno_tricks_v0):
+        with pytest.raises(ValueError, match="unknown argument") as err:
+            module.env(bogus=1)
+        listed = str(err.value).split("the env's own: ")[1].split(";")[0].split(", ")
+        assert set(listed) == own(module.raw_env)
+
+
+def test_numpy_floats_keep_their_short_value() -> None:
+    """A float32 0.1 from ``np.linspace`` is the rule 0.1, written as such in configs and records."""
+    assert UnoRules(uno_catch_prob=np.float32(0.1)) == UnoRules(uno_catch_prob=0.1)
+    assert type(UnoRules(uno_catch_prob=np.longdouble(0.5)).uno_catch_prob) is float

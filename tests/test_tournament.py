@@ -310,3 +310,14 @@ def test_a_tournament_larger_than_the_machines_memory_is_refused_before_any_game
     assert config(games=4_000_000).games == 4_000_000  # about 0.7 GiB: it fits
     with pytest.raises(ValueError, match=r"keep about 1\.4 GiB of schedule and results, more than this machine's 1\.0"):
         config(games=8_000_000)
+
+
+def test_openskill_ratings_do_not_depend_on_how_games_are_chunked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tournament import stats
+
+    cfg = load_config("configs/eval/default.yaml", ["games=480"])
+    schedule = build_schedule(cfg)
+    results = run_tournament(cfg, schedule)
+    whole = stats.openskill_ratings(cfg, schedule, results)
+    monkeypatch.setattr(stats, "_RATING_CHUNK", 7)
+    assert stats.openskill_ratings(cfg, schedule, results) == whole

@@ -189,6 +189,10 @@ def head_to_head(config: TournamentConfig, schedule: Schedule, results: Results)
     }
 
 
+#: Games whose entrants and ranks :func:`openskill_ratings` works out at once (bounded memory).
+_RATING_CHUNK = 65_536
+
+
 def openskill_ratings(config: TournamentConfig, schedule: Schedule, results: Results) -> list[dict[str, Any]]:
     """OpenSkill (Plackett-Luce) ratings from every game; an entrant at several seats of a
     table counts as one competitor that wins if any of its seats wins.
@@ -203,16 +207,19 @@ def openskill_ratings(config: TournamentConfig, schedule: Schedule, results: Res
     labels = [e.label for e in schedule.entrants]
     played = np.flatnonzero(results.played)
     order = np.random.default_rng(config.seed).permutation(played)
-    # Each game's entrants and their best seat's share, for all games at once: [games, entrants].
-    seated = schedule.seat_entrant[order][:, :, None] == np.arange(len(labels))  # [N, P, E]
-    present = seated.any(axis=1)
-    best = np.where(seated, seat_scores(config, results)[order][:, :, None], -np.inf).max(axis=1)
-    ranks = best.max(axis=1, keepdims=True) - best  # 0 for the winner(s): tied winners share rank 0
-    for n in np.flatnonzero(present.sum(axis=1) >= 2):  # OpenSkill rates one game at a time, in order
-        entrants = np.flatnonzero(present[n])
-        rated = model.rate([[players[labels[e]]] for e in entrants], ranks=ranks[n, entrants].tolist())
-        for e, team in zip(entrants, rated, strict=True):
-            players[labels[e]] = team[0]
+    share = seat_scores(config, results)
+    for start in range(0, order.size, _RATING_CHUNK):
+        games = order[start : start + _RATING_CHUNK]
+        # Each game's entrants and their best seat's share, a chunk at once: [games, entrants].
+        seated = schedule.seat_entrant[games][:, :, None] == np.arange(len(labels))  # [N, P, E]
+        present = seated.any(axis=1)
+        best = np.where(seated, share[games][:, :, None], -np.inf).max(axis=1)
+        ranks = best.max(axis=1, keepdims=True) - best  # 0 for the winner(s): tied winners share rank 0
+        for n in np.flatnonzero(present.sum(axis=1) >= 2):  # OpenSkill rates one game at a time, in order
+            entrants = np.flatnonzero(present[n])
+            rated = model.rate([[players[labels[e]]] for e in entrants], ranks=ranks[n, entrants].tolist())
+            for e, team in zip(entrants, rated, strict=True):
+                players[labels[e]] = team[0]
     out = [
         {"entrant": label, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
         for label, r in players.items()

@@ -138,7 +138,8 @@ class UnoRules(RulesBase):
             ):
                 raise ValueError(f"UnoRules.{field.name} must be a finite number, got {value!r}")
             if isinstance(value, np.generic):  # a numpy number (a sweep over np.arange) kept as Python's own
-                object.__setattr__(self, field.name, value.item())
+                kept = float(str(value)) if isinstance(value, np.floating) else value.item()  # float32 0.1: 0.1
+                object.__setattr__(self, field.name, kept)
         if self.hand_size < 1:
             raise ValueError(f"UnoRules.hand_size must be at least 1, got {self.hand_size}")
         if self.hand_size * MIN_PLAYERS + MIN_DRAW_PILE > DECK_SIZE:
