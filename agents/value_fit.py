@@ -47,9 +47,8 @@ def self_play_samples(
     acting = np.zeros((steps, batch), np.int64)
     action = np.zeros((steps, batch), np.int64)
     masks = np.zeros((steps, batch, module.NUM_ACTIONS), bool)
-    episode = np.zeros((steps, batch), np.int64)
-    count = np.zeros(batch, np.int64)  # finished games per slot
-    outcome: dict[tuple[int, int], np.ndarray] = {}
+    final = np.zeros((steps, batch, players), np.float32)  # rewards where a game ended at that step
+    ended = np.zeros((steps, batch), bool)
     obs, mask = eng.reset()
     for t in range(steps):
         seat = eng.current_player.copy()
@@ -57,15 +56,15 @@ def self_play_samples(
             obs_all[t, s] = np.rint(eng.observe(seats=s)[0])
         eng.observe()  # the engine's cached mask: the player to act's again
         a = policy(obs, mask)
-        acting[t], action[t], masks[t], episode[t] = seat, a, mask, count
-        obs, mask, rewards, done = eng.step(a)
-        for g in done.nonzero()[0]:
-            outcome[(g, count[g])] = rewards[g].copy()
-        count += done
+        acting[t], action[t], masks[t] = seat, a, mask
+        obs, mask, final[t], ended[t] = eng.step(a)
+    # Each step's target: the rewards where its game ends, the first end at or after it (one
+    # backward pass; NaN where the game was still going when the samples stop).
     target = np.full((steps, players, batch), np.nan, np.float32)
-    for (g, e), r in outcome.items():
-        hit = episode[:, g] == e
-        target[hit, :, g] = r
+    result = np.full((batch, players), np.nan, np.float32)
+    for t in range(steps - 1, -1, -1):
+        result = np.where(ended[t][:, None], final[t], result)
+        target[t] = result.T
     keep = ~np.isnan(target[:, 0, :])  # [T, B]
     t_idx, g_idx = keep.nonzero()
     return {
