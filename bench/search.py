@@ -7,7 +7,7 @@ decisions per second (decisions with more than one legal action, the only ones t
 cost anything) at batch 1 (one game, as ``play.py`` asks) and batch 1,024 (a tournament's
 share of a batch), on positions from heuristic self-play, median of 3 runs.
 
-    python bench/search.py                 # every setting, 3,000 games each (about 25 minutes)
+    python bench/search.py                 # every setting, 3,000 games each (about 50 minutes; the trick game 31)
     python bench/search.py --games 400     # a quick look (the intervals are wide)
     python bench/search.py --speed-only    # the speeds again, the win rates kept from docs/search/
 
