@@ -46,6 +46,7 @@ from envs.wrappers import (
     make_rules,
     observation_space,
     opponent_policies,
+    out_of_range,
 )
 
 #: :class:`SeatVectorEnv`'s own keyword arguments (the others are rule options).
@@ -294,9 +295,7 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
         in_range = (arr >= 0) & (arr < self.game.NUM_ACTIONS)  # on the given values: a huge unsigned one
         bad = np.flatnonzero(~in_range)  # would wrap negative in int64
         if bad.size and self.illegal_action == "raise":
-            raise IllegalActionError(
-                f"game {bad[0]}: action {arr[bad[0]]} is out of range 0..{self.game.NUM_ACTIONS - 1}"
-            )
+            raise out_of_range(f"game {bad[0]}", arr[bad[0]], self.engine.action_names, self._mask[bad[0]])
         return np.where(in_range, arr, -1).astype(np.int64), in_range
 
     def _observation(self) -> dict[str, np.ndarray]:

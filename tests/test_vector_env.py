@@ -207,7 +207,7 @@ def test_seeds_actions_and_indices_of_every_integer_kind_and_no_other():
     assert reward[2] == -1 and terminated[2] and infos["illegal_action"][2]
     strict = uno_v0.vector_env(2, opponent="random")
     strict.reset(seed=0)
-    with pytest.raises(IllegalActionError, match=f"action {2**64 - 1} is out of range"):
+    with pytest.raises(IllegalActionError, match=f"game 1: action {2**64 - 1} is out of range 0..78; legal here: '"):
         strict.step(np.array([0, 2**64 - 1], dtype=np.uint64))
     eng = UnoEngine(4, 2, None, seed=0)
     eng.reset()
