@@ -9,7 +9,7 @@ API (JSON)::
 
     GET  /api/options                 the games (title, policies, table sizes, partners, the
                                       defaults and options of the setup form)
-    POST /api/new    {game, players?, opponents?, seat?, target?, seed?, rules?} -> {id, view, events, notes}
+    POST /api/new    {game, players?, opponents?, seat?, target?, seed?, rules?, replaces?} -> {id, view, events, notes}
                                       (target: a match's, refused where no match is played)
     GET  /api/state?id=ID             -> {view} (and game_over, the result, once the game is over)
     POST /api/move   {id, action}     -> {view, events}   (400 {error, legal} if illegal)
@@ -65,7 +65,9 @@ class TablesFull(Exception):
 
 class Tables:
     """The open tables by id. A new table takes the place of an idle one (untouched for
-    ``idle_seconds``), never of a table in play: when all are in play it is refused."""
+    ``idle_seconds``) or, when none is, of the least recently used finished one; never of a
+    game in play: when all are in play it is refused. The page names the table it leaves
+    (``replaces``), which is closed at once."""
 
     def __init__(
         self, limit: int = MAX_TABLES, idle_seconds: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic
@@ -74,10 +76,13 @@ class Tables:
         self.touched: dict[str, float] = {}
         self.limit, self.idle_seconds, self.clock = limit, idle_seconds, clock
 
-    def add(self, session: TableSession) -> str:
+    def add(self, session: TableSession, replaces: Any = None) -> str:
         now = self.clock()
-        for old in [t for t in self.by_id if now - self.touched[t] >= self.idle_seconds]:
+        for old in [t for t in self.by_id if now - self.touched[t] >= self.idle_seconds or t == replaces]:
             del self.by_id[old], self.touched[old]
+        finished = [t for t, table in self.by_id.items() if table.over]  # least recently used first
+        if len(self.by_id) >= self.limit and finished:
+            del self.by_id[finished[0]], self.touched[finished[0]]
         if len(self.by_id) >= self.limit:
             raise TablesFull(
                 f"all {self.limit} tables are in play; one is closed after {self.idle_seconds / 60:.0f} "
@@ -156,7 +161,7 @@ def create_app(store_path: Path = Path(DEFAULT_STORE), allowed_hosts: Iterable[s
     async def new(request: Request) -> Response:
         try:
             data = await json_object(request)
-            check_fields(data, ("game", "players", "opponents", "target", "seed", "rules", "seat"))
+            check_fields(data, ("game", "players", "opponents", "target", "seed", "rules", "seat", "replaces"))
             game = data.get("game", "uno")
             if not isinstance(game, str) or game not in GAMES:
                 raise ValueError(f"game must be one of {', '.join(GAMES)}, got {shown(game)}")
@@ -173,7 +178,7 @@ def create_app(store_path: Path = Path(DEFAULT_STORE), allowed_hosts: Iterable[s
                 target=_int(data, "target", None),
                 seed=seed,  # None: a fresh deal, and later ones no record foretells
             )
-            table_id = tables.add(session)
+            table_id = tables.add(session, replaces=data.get("replaces"))
         except (ValueError, TypeError, OverflowError, MoveError) as err:
             return error_response(str(err))
         except TablesFull as err:

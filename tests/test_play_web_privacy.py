@@ -170,19 +170,42 @@ def test_bad_setups_get_a_message_not_a_500(client: TestClient, body: dict[str, 
     assert "/etc/passwd" not in res.text or "not offered" in res.text
 
 
+class _Table:
+    """A stand-in for a table session: only whether its game is over."""
+
+    def __init__(self, over: bool = False) -> None:
+        self.over = over
+
+
 def test_tables_in_play_are_not_evicted_idle_ones_are() -> None:
     now = [0.0]
     tables = Tables(limit=2, idle_seconds=100, clock=lambda: now[0])
-    first = tables.add(object())  # type: ignore[arg-type]
+    first = tables.add(_Table())  # type: ignore[arg-type]
     now[0] = 50
-    tables.add(object())  # type: ignore[arg-type]
+    tables.add(_Table())  # type: ignore[arg-type]
     with pytest.raises(Exception, match="tables are in play"):
-        tables.add(object())  # type: ignore[arg-type]
+        tables.add(_Table())  # type: ignore[arg-type]
     now[0] = 160  # the first is played on; the second has had no move for 110 s
     tables.get(first)
-    third = tables.add(object())  # type: ignore[arg-type]
+    third = tables.add(_Table())  # type: ignore[arg-type]
     assert set(tables.by_id) == {first, third}
     assert MAX_TABLES >= 16
+
+
+def test_a_finished_table_or_the_one_a_page_leaves_makes_room() -> None:
+    """Dealing again and again from one page never fills the server: the page names the
+    table it leaves, and when room is short a finished game gives way before any in play."""
+    tables = Tables(limit=2, idle_seconds=1e9, clock=lambda: 0.0)
+    page = tables.add(_Table())  # type: ignore[arg-type]
+    other = tables.add(_Table())  # type: ignore[arg-type]
+    for _ in range(10):
+        page = tables.add(_Table(), replaces=page)  # type: ignore[arg-type]
+    assert set(tables.by_id) == {other, page}
+    tables.by_id[other].over = True  # type: ignore[attr-defined]
+    newer = tables.add(_Table())  # type: ignore[arg-type]
+    assert set(tables.by_id) == {page, newer}
+    with pytest.raises(Exception, match="tables are in play"):
+        tables.add(_Table())  # type: ignore[arg-type]
 
 
 def test_the_game_apps_own_routes_refuse_cross_site_requests(client: TestClient) -> None:

@@ -139,6 +139,7 @@ async function startGame() {
     for (const box of document.querySelectorAll("#house-rules-row input[data-rule]")) if (box.checked) body.rules[box.dataset.rule] = box.dataset.value !== "false";
   }
   if ($("#seed").value !== "") body.seed = Number($("#seed").value);
+  if (tableId) body.replaces = tableId; // the table this page leaves is closed, not kept for hours
   try {
     const data = await api("/api/new", body);
     tableId = data.id;
