@@ -216,9 +216,10 @@ def story(session: TableSession, event: Event, before: Position, after: Position
     )
     if passed_on:
         text += "; every hand passed one seat on"
-    if not hand_ended and (passed_on or verb == "swap"):
+    swapped_mine = verb == "swap" and session.seat in (p, swap_seats(before)[action])  # else others swapped
+    if not hand_ended and (passed_on or swapped_mine):
         text += f" (your hand now: {' '.join(sorted(after['hands'][session.seat]))})"
-    elif not hand_ended:
+    elif not hand_ended and verb != "swap":  # hands that only changed owners drew nothing
         grew = [
             (s, len(after["hands"][s]) - len(before["hands"][s]))
             for s in range(session.num_players)

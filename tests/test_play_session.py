@@ -527,3 +527,17 @@ def test_a_waiting_draw_stack_names_what_may_answer_it() -> None:
     assert phase_prompt(view) == "A stack of 6 draw cards waits: stack W+4, or draw them"
     view["moves"] = moves[1:]
     assert phase_prompt(view) == "A stack of 6 draw cards waits: draw them"
+
+
+def test_a_swap_between_two_other_players_does_not_show_your_hand_as_new() -> None:
+    """Only a swap that gave the person another hand says "your hand now"; hands that only
+    changed owners drew nothing."""
+    pos = position([["B1", "B2"], ["Y1", "Y2", "Y3"], ["G1", "G2", "G3", "G4"]], top="R7", current=1, phase="swap")
+    rules = {"seven_zero": True, "match": False}
+    for seed in range(40):
+        session = TableSession("uno", 3, ["random", "random"], position=pos, rules=rules, seed=seed)
+        swap = next(e for e in session.advance() if e.action.startswith("swap"))
+        if swap.action == "swap 1":  # P1 with P2
+            assert swap.text == "P1 random swapped hands with P2 random"
+            return
+    pytest.fail("no seed made P1 swap with P2")

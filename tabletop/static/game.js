@@ -181,7 +181,9 @@ async function drain() {
     logLine(e);
     view = e.view;
     render();
-    if (e.hand_over && !e.game_over) await showHandOver(e);
+    // every hand of a match, the deciding one too, gets its scores (as in the terminal); a
+    // single game's result is the banner's
+    if (e.hand_over && (!e.game_over || e.hand_over.needed)) await showHandOver(e);
     if (e.game_over) gameOver = e;
     if (e.player !== view.seat && STEP_MS) await new Promise((r) => setTimeout(r, STEP_MS));
   }
@@ -439,7 +441,9 @@ function renderTricks(moves) {
   }
   const mid = document.createElement("div");
   mid.id = "team-points";
-  mid.innerHTML = `Trick ${view.trick}/10<br>team A <b>${view.points.A}</b> · team B <b>${view.points.B}</b>` +
+  // the engine's trick counter: one past the last trick once the game is over (no fixed count:
+  // with exchange_returns "two" a game may run past ten tricks)
+  mid.innerHTML = `${view.over ? `${view.trick - 1} tricks played` : `Trick ${view.trick}`}<br>team A <b>${view.points.A}</b> · team B <b>${view.points.B}</b>` +
     (view.annulled ? "<br>annulled by a Skip" : "");
   opp.appendChild(mid);
   $("#pile-area").hidden = true;
