@@ -47,7 +47,11 @@ class Choice:
     labels: tuple[str, ...]
 
     def resolve(self, answer: str) -> str:
-        action = self.options.get(answer.strip().lower())
+        typed = " ".join(answer.split()).lower()
+        action = self.options.get(typed)
+        if action is None:  # a label typed out in full, as listed ("3 G (green)"): its key
+            keys = [label.split()[0].lower() for label in self.labels if label.lower() == typed and label.split()]
+            action = self.options.get(keys[0]) if keys else None
         if action is None:
             raise MoveError(f"{answer.strip()!r} is not one of: {', '.join(self.labels)}")
         return action

@@ -68,6 +68,8 @@ def test_a_wild_alone_asks_for_its_colour() -> None:
         assert isinstance(choice, Choice)
         assert choice.resolve("b") == "play W B"
         assert choice.resolve("Yellow") == "play W Y"
+        for label in choice.labels:  # an answer typed out as the list shows it
+            assert choice.resolve(f" {label.upper()} ") == choice.resolve(label.split()[0])
         with pytest.raises(MoveError, match="not one of"):
             choice.resolve("purple")
 
