@@ -288,3 +288,25 @@ def test_the_player_count_can_be_retyped_and_one_click_deals(app_url: str, page:
     page.click("#start")
     page.wait_for_function(IDLE)
     assert page.evaluate("view.players.length") == 4 and page.evaluate("view.target") == 200
+
+
+def test_the_keyboard_stays_in_the_hand_after_a_move(app_url: str, page: Any) -> None:
+    """A card played with Enter leaves the focus in the redrawn hand (on a card that can be
+    played), not at the top of the page; each card says whether it can be played."""
+    deal(page, app_url, "uno", UNO_SEED, target=500)
+    for _ in range(30):
+        page.wait_for_function(IDLE)
+        marks = page.eval_on_selector_all("#hand .card", "els => els.map(e => e.getAttribute('aria-disabled'))")
+        assert set(marks) <= {"true", "false"} and marks
+        card = page.query_selector("#hand .card.playable:not([data-card^='W'])")
+        if page.evaluate("document.body.dataset.state") != "your-turn" or card is None:
+            page.click("#continue" if visible(page, "#continue") else "#draw-pile")
+            continue
+        card.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function(IDLE)
+        if visible(page, "#btn-uno") or page.evaluate("document.body.dataset.state") != "your-turn":
+            continue
+        assert page.evaluate("!!document.activeElement.closest('#hand')")
+        return
+    pytest.fail("no keyboard move was made in 30 turns")

@@ -210,7 +210,7 @@ function showHandOver(e) {
   let html = `<tr><th>player</th><th>this hand</th><th>total</th><th>${e.view.needed_label}</th></tr>`;
   for (const s of order) html += `<tr><td>${names[s]}</td><td>+${info.points[s]}</td><td>${info.scores[s]}</td><td>${info.needed ? info.needed[s] : ""}</td></tr>`;
   $("#hand-over-table").innerHTML = html;
-  $("#hand-over").hidden = false;
+  openDialog("#hand-over"); // the keyboard goes to Continue
   setState("hand-over");
   return new Promise((resolve) => {
     $("#continue").onclick = () => { $("#hand-over").hidden = true; setState("busy"); resolve(); };
@@ -267,6 +267,23 @@ function pickColour(move, title, cancellable = true) {
   }
   $("#colour-cancel").hidden = !cancellable; // the starting Wild's colour must be named: nothing else is legal
   openDialog("#colour-picker");
+}
+
+// A hand redrawn after a move keeps the keyboard in it: the focus goes to its first card
+// that can be played (or its first card), not back to the top of the page.
+function keepFocus(hand) {
+  const had = hand.contains(document.activeElement);
+  return () => {
+    if (!had) return;
+    const next = hand.querySelector('[aria-disabled="false"]') || hand.querySelector("button");
+    if (next) next.focus();
+  };
+}
+
+// Which cards can be played: a style for the eye, aria-disabled for a screen reader.
+function markPlayable(el, ok) {
+  if (ok) el.classList.add("playable");
+  el.setAttribute("aria-disabled", String(!ok));
 }
 
 // A picker takes the keyboard: focus moves into it, Tab stays in it, Escape cancels it.
@@ -394,14 +411,16 @@ function renderUno(moves) {
     (view.revealed ? `<br>At your challenge ${view.players[view.revealed.player].name} held: ${view.revealed.hand.join(" ")}` : "");
   $("#pile-area").hidden = false;
   const hand = $("#hand");
+  const refocus = keepFocus(hand);
   hand.innerHTML = "";
   const playable = new Set(moves.map((m) => m.label));
   for (const name of view.hand) {
     const el = cardEl(name, { button: true });
-    if (playable.has(name)) el.classList.add("playable");
+    markPlayable(el, playable.has(name));
     el.onclick = () => clickCard(name);
     hand.appendChild(el);
   }
+  refocus();
   $("#specials").innerHTML = "";
   // seven_zero: after a 7, one button per player to swap hands with (the server names each seat)
   for (const m of moves) {
@@ -449,16 +468,18 @@ function renderTricks(moves) {
   $("#pile-area").hidden = true;
   $("#status-line").textContent = `You are team ${view.team} · number pile ${view.number_pile} · special pile ${view.special_pile}`;
   const hand = $("#hand");
+  const refocus = keepFocus(hand);
   hand.innerHTML = "";
   const labels = moves.map((m) => m.label);
   for (const name of view.hand) {
     const n = cardParts(name).kind;
     const el = cardEl(name, { button: true, numberOnly: true });
     const ok = view.phase === "return" ? labels.includes(`return ${n}`) : labels.some((l) => l === `lay ${n}` || l.startsWith(`lay ${n} `));
-    if (ok) el.classList.add("playable");
+    markPlayable(el, ok);
     el.onclick = () => clickCard(name);
     hand.appendChild(el);
   }
+  refocus();
   const specials = $("#specials");
   specials.innerHTML = "";
   for (const name of view.specials) specials.appendChild(cardEl(name));
