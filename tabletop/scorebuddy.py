@@ -258,8 +258,15 @@ class ScoreBook:
             raise ValueError(f"a standard-scoring hand lists every player with 0 except the closer, got {points!r}")
         self.record_hand(closer, points[closer])
 
-    def undo(self) -> Hand:
-        """Remove the last hand (also after the match ended, to correct a mistake)."""
+    def undo(self, shown: int | None = None) -> Hand:
+        """Remove the last hand (also after the match ended, to correct a mistake). ``shown``:
+        how many hands the asker saw; another count (a second page undid or added one since)
+        is refused, so an undo never removes a hand its asker did not see."""
+        if shown is not None and shown != len(self.hands):
+            raise ValueError(
+                f"the table now has {len(self.hands)} hand(s), not the {shown} shown here "
+                "(changed from another page): reload before undoing"
+            )
         if not self.hands:
             raise ValueError("there is no hand to undo")
         return self.hands.pop()

@@ -12,7 +12,7 @@ same-origin ``application/json``, see :mod:`tabletop.guard`)::
     GET  api/book        {"book": {...} | null, "standings": [...], "match_over", "winners", ...}
     POST api/setup       {"players": [...], "target": 500, "variant": "standard" | "reverse"}
     POST api/hand        {"closer": "Anna", "points": 37}  or  {"points_by_player": {...}, "closer": ...}
-    POST api/undo        {}
+    POST api/undo        {hands?}  (the hands the page shows: refused if another page changed them)
     POST api/new-match   {}
     POST api/hand-value  {"cards": "R7 GS W+4"}  ->  {"value": 77}
     GET  export.csv      the hands as CSV
@@ -125,6 +125,13 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
         except ValueError as err:
             return error_response(str(err))
 
+    def undo(book: ScoreBook, data: dict[str, Any]) -> None:
+        check_fields(data, ("hands",))
+        seen = data.get("hands")
+        if seen is not None and (isinstance(seen, bool) or not isinstance(seen, int)):
+            raise ValueError(f"hands is the number of hands the page shows, got {shown(seen)}")
+        book.undo(seen)
+
     async def export(request: Request) -> Response:
         try:
             book = load()
@@ -143,7 +150,7 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
         Route("/api/book", get_book),
         Route("/api/setup", setup, methods=["POST"]),
         Route("/api/hand", change(hand), methods=["POST"]),
-        Route("/api/undo", change(lambda book, data: (check_fields(data, ()), book.undo())), methods=["POST"]),
+        Route("/api/undo", change(undo), methods=["POST"]),
         Route(
             "/api/new-match", change(lambda book, data: (check_fields(data, ()), book.new_match())), methods=["POST"]
         ),

@@ -182,3 +182,17 @@ def test_a_huge_target_is_refused_and_the_store_stays_readable(client, store):
     response = client.post("/score/api/setup", json={"players": ["Anna", "Ben"], "target": 10**30})
     assert response.status_code == 400 and "at most 1,000,000" in response.json()["error"]
     assert client.get("/score/api/book").status_code == 200
+
+
+def test_an_undo_from_a_page_that_missed_a_change_is_refused(client, store):
+    """Two pages on one table: the second page's undo names the hands it showed, and after the
+    first page undid one the second's undo removes nothing."""
+    setup3(client)
+    client.post("/score/api/hand", json={"closer": "Bo", "points": 10})
+    client.post("/score/api/hand", json={"closer": "Cy", "points": 20})
+    assert client.post("/score/api/undo", json={"hands": 2}).status_code == 200  # the first page
+    response = client.post("/score/api/undo", json={"hands": 2})  # the second, still showing 2
+    assert response.status_code == 400 and "reload before undoing" in response.json()["error"]
+    assert ScoreBook.load(store).totals() == {"Anna": 0, "Bo": 10, "Cy": 0}
+    response = client.post("/score/api/undo", json={"hands": "2"})
+    assert response.status_code == 400 and "hands is the number of hands" in response.json()["error"]

@@ -321,7 +321,8 @@ function wire() {
   });
   $("entry-number").addEventListener("keydown", (ev) => { if (ev.key === "Enter") confirmHand(); });
   $("confirm").addEventListener("click", confirmHand);
-  $("undo").addEventListener("click", () => run(async () => render(await api("api/undo", {}))));
+  // the hands this page shows: the server refuses the undo if another page changed them since
+  $("undo").addEventListener("click", () => run(async () => render(await api("api/undo", { hands: state.book.hands.length }))));
   $("new-match").addEventListener("click", () => {
     if (state.book.hands.length && !state.match_over && !confirm("Start a new match? The scores go back to zero.")) return;
     run(async () => { render(await api("api/new-match", {})); resetEntry(); renderEntry(); });
