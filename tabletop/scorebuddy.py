@@ -125,7 +125,7 @@ class ScoreBook:
     hands: list[Hand] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.players = _check_players(self.players)
+        self.players = check_players(self.players)
         if isinstance(self.target, bool) or not isinstance(self.target, (int, np.integer)) or self.target < 1:
             raise ValueError(
                 f"the target must be a positive whole number (e.g. {', '.join(map(str, TARGET_PRESETS))}), "
@@ -338,7 +338,8 @@ class ScoreBook:
         return out.getvalue()
 
 
-def _check_players(players: Any) -> list[str]:
+def check_players(players: Any) -> list[str]:
+    """The players' names, tidied (spaces), or a ``ValueError`` saying what is wrong with them."""
     if isinstance(players, str) or not isinstance(players, Iterable):
         raise ValueError(f"the players are a list of {MIN_PLAYERS}-{MAX_PLAYERS} names, got {players!r}")
     names: list[str] = []

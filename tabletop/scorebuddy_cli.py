@@ -31,7 +31,15 @@ from rich.text import Text
 
 from envs.atomic import check_file_writable, write_atomically
 from envs.cards import card_type
-from tabletop.scorebuddy import DEFAULT_STORE, DEFAULT_TARGET, TARGET_PRESETS, VARIANTS, ScoreBook, hand_value
+from tabletop.scorebuddy import (
+    DEFAULT_STORE,
+    DEFAULT_TARGET,
+    TARGET_PRESETS,
+    VARIANTS,
+    ScoreBook,
+    check_players,
+    hand_value,
+)
 
 HELP = __doc__.split("\n\n")[2]  # the commands block of the docstring above
 
@@ -100,7 +108,7 @@ def _ask_setup(ask: Callable[[str], str], console: Console) -> ScoreBook:
             if answer.lower() in ("help", "?"):  # a command, not a table of one player called help
                 console.print("name the players, separated by commas (e.g. ann, bo, cy); quit to leave", markup=False)
                 continue
-            players = [n for n in re.split(r"\s*,\s*", answer) if n]
+            players = check_players([n for n in re.split(r"\s*,\s*", answer) if n])  # before the next question
             presets = "/".join(map(str, TARGET_PRESETS))
             target_text = ask(f"target [{DEFAULT_TARGET}] ({presets} or any number): ").strip()
             if target_text and not target_text.isdigit():

@@ -464,3 +464,18 @@ def test_help_at_setup_is_answered_and_leaving_before_a_table_says_nothing_was_s
     assert "bye: no table was set up, nothing saved" in text and not store.exists()
     text = terminal(store, ["ann, bo", "", "", "quit"])
     assert f"bye: the scores are kept in {store}" in " ".join(text.split()) and store.exists()
+
+
+def test_terminal_setup_refuses_bad_names_before_asking_the_target(tmp_path):
+    """Two players with one name are refused at once; the target is asked only of a good list."""
+    prompts: list[str] = []
+    feed = iter(["ann, bo, Ann", "ann, bo", "", "", "quit"])
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(feed)
+
+    out = io.StringIO()
+    run_terminal(tmp_path / "s.json", input_fn=ask, console=Console(file=out, width=200, color_system=None))
+    assert "two players are called 'Ann'" in out.getvalue()
+    assert [p.split(" ")[0] for p in prompts[:3]] == ["players", "players", "target"]
