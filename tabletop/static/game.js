@@ -132,7 +132,8 @@ async function startGame() {
     players: tableSize((await gameOptions()).games[game]), // the seats the form shows
     opponents: [...document.querySelectorAll("#seats select")].map((s) => s.value),
   };
-  if (!$("#target-row").hidden) body.target = Number($("#target").value); // a match's target only
+  // a match's target only; left empty, the server's default (Number("") would send 0)
+  if (!$("#target-row").hidden && $("#target").value.trim() !== "") body.target = Number($("#target").value);
   if ((await gameOptions()).games[game].house_rules) {
     body.rules = { scoring: $("#scoring").value };
     // a box turns its rule on, or sets the value it names (data-value="false": must_play_drawn off)
