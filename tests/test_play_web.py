@@ -150,4 +150,4 @@ def test_unknown_routes_methods_and_fields_are_refused_as_json(client: TestClien
     response = client.post("/score/api/setup", json={"players": ["Anna", "Bo"], "colour": 1})
     assert response.json() == {"error": "unknown field(s) 'colour'; allowed: players, target, variant"}
     assert client.post("/score/api/setup", json={"players": ["Anna", "Bo"]}).status_code == 200
-    assert "allowed: none" in client.post("/score/api/undo", json={"all": True}).json()["error"]
+    assert "allowed: hands" in client.post("/score/api/undo", json={"all": True}).json()["error"]
