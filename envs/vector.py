@@ -47,18 +47,7 @@ from envs.wrappers import (
     observation_space,
     opponent_policies,
     out_of_range,
-)
-
-#: :class:`SeatVectorEnv`'s own keyword arguments (the others are rule options).
-VECTOR_ENV_ARGUMENTS = (
-    "num_envs",
-    "opponent",
-    "num_players",
-    "seat",
-    "rules",
-    "illegal_action",
-    "render_mode",
-    "max_episode_steps",
+    own_arguments,
 )
 
 
@@ -105,7 +94,7 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
                 "game with gym_env(render_mode='ansi') or the AEC env"
             )
         self.game = game
-        self.rules = make_rules(game, rules, options, VECTOR_ENV_ARGUMENTS)
+        self.rules = make_rules(game, rules, options, own_arguments(type(self)))
         self.rules.check_players(num_players)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")

@@ -9,6 +9,7 @@ knows a rule.
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
@@ -53,8 +54,11 @@ def refuse_reset_options(options: Mapping[str, Any] | None) -> None:
         raise ValueError(f"reset options: unknown {', '.join(map(repr, options))}; this env takes none")
 
 
-#: :class:`SeatEnv`'s own keyword arguments (the others are rule options).
-SEAT_ENV_ARGUMENTS = ("opponent", "num_players", "seat", "rules", "render_mode", "illegal_action")
+def own_arguments(cls: type) -> list[str]:
+    """The keyword arguments an env class takes itself (its ``**options`` are rule options),
+    read from its signature, for the message a misspelt keyword gets."""
+    params = inspect.signature(cls.__init__).parameters.values()
+    return [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD and p.name not in ("self", "game")]
 
 
 def observation_space(game: ModuleType, rules: Any) -> spaces.Dict:
@@ -194,7 +198,7 @@ class EngineAEC(AECEnv):
 
     def __init__(self, num_players: int, rules: Any, render_mode: str | None, options: Mapping[str, Any]) -> None:
         super().__init__()
-        self.rules = make_rules(self.game, rules, options, ("num_players", "rules", "render_mode"))
+        self.rules = make_rules(self.game, rules, options, own_arguments(type(self)))
         self.rules.check_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
@@ -360,7 +364,7 @@ class SeatEnv(PicklesGameByName, gym.Env):
         **options: Any,
     ) -> None:
         self.game = game
-        self.rules = make_rules(game, rules, options, SEAT_ENV_ARGUMENTS)
+        self.rules = make_rules(game, rules, options, own_arguments(type(self)))
         self.rules.check_players(num_players)
         if illegal_action not in ("lose", "raise"):
             raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
