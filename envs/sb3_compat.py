@@ -46,9 +46,8 @@ class SB3VecEnv(VecEnv):
             for i in np.flatnonzero(infos["illegal_action"]):
                 per_env[i]["illegal_action"] = True
         for i in np.flatnonzero(truncated):
-            final = infos["final_obs"]
             per_env[i]["TimeLimit.truncated"] = True
-            per_env[i]["terminal_observation"] = {key: value[i] for key, value in final.items()}
+            per_env[i]["terminal_observation"] = infos["final_obs"][i]
         return obs, reward.astype(np.float32), done, per_env
 
     def action_masks(self) -> np.ndarray:

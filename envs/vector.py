@@ -18,7 +18,9 @@ piles empty: the draw gives nothing) never end it: give ``max_episode_steps`` fo
 (Gymnasium's ``TimeLimit`` takes no vector env; a tournament stops at ``max_decisions``). A
 game cut there returns ``truncated`` True and the first observation of the next game; its
 learner's view at the decision where it was cut, the value to bootstrap from, is in
-``infos["final_obs"]`` (the observation's arrays, filled where ``infos["_final_obs"]``).
+``infos["final_obs"][i]`` where ``infos["_final_obs"][i]``: Gymnasium's same-step format, an
+object array of one observation dict per game, None elsewhere, with ``final_info`` and
+``_final_info`` beside it. A game that ends by the rules has no entry there.
 ``reset(options={"reset_mask": m})`` deals again only the games where ``m`` is True.
 
 After ``reset`` and every ``step``, every game waits at its learner's turn: the games whose
@@ -210,8 +212,7 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
             cut = np.flatnonzero(self._episode_steps >= self.max_episode_steps)
             if cut.size:  # at the learner's next decision: that view is the cut game's last
                 truncated[cut] = True
-                final = {key: np.where(truncated[:, None], value, 0) for key, value in self._observation().items()}
-                infos = {**infos, "final_obs": final, "_final_obs": truncated.copy()}
+                infos = {**infos, **self._final(cut)}
                 self._restart(cut)
                 self._catch_up(np.zeros(self.num_envs, np.float32), truncated.copy())  # no reward: no episode yet
         return self._observation(), reward, terminated, truncated, infos
@@ -289,3 +290,14 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
 
     def _observation(self) -> dict[str, np.ndarray]:
         return {"observation": self._obs.copy(), "action_mask": self._mask.astype(np.int8)}
+
+    def _final(self, cut: np.ndarray) -> dict[str, Any]:
+        """Gymnasium's same-step entries for the games ``cut`` now: ``final_obs``, one object per
+        game (that game's observation dict, None elsewhere), ``final_info`` (empty: no entry of a
+        single game's info is kept), each with its ``_`` mask, as ``SyncVectorEnv`` builds them."""
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for game in cut:  # only the few games cut in this step
+            final_obs[game] = {"observation": self._obs[game].copy(), "action_mask": self._mask[game].astype(np.int8)}
+        ended = np.zeros(self.num_envs, bool)
+        ended[cut] = True
+        return {"final_obs": final_obs, "_final_obs": ended, "final_info": {}, "_final_info": ended.copy()}

@@ -288,9 +288,12 @@ def test_max_episode_steps_truncates_games_that_never_end_and_deals_them_again()
         if decision % 5:
             assert not truncated.any() and "final_obs" not in infos
         else:  # every game cut at its 5th decision, its view then kept, a fresh deal shown
-            assert truncated.all() and infos["_final_obs"].all()
-            assert not np.array_equal(infos["final_obs"]["observation"], before)
-            assert infos["final_obs"]["action_mask"].any(axis=1).all()
+            assert truncated.all() and infos["_final_obs"].all() and infos["_final_info"].all()
+            final = infos["final_obs"]  # Gymnasium's same-step format: one observation dict per game
+            assert final.dtype == object and final.shape == (4,) and infos["final_info"] == {}
+            assert all(env.single_observation_space.contains(f) for f in final)
+            assert not np.array_equal(np.stack([f["observation"] for f in final]), before)
+            assert all(f["action_mask"].any() for f in final)
             from envs.uno.observation import FIELDS
 
             assert (obs["observation"][:, FIELDS["discard_pile_size"].slice] == 1).all()  # a new deal
