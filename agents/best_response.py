@@ -36,6 +36,7 @@ ADDED_KEYS: dict[str, Any] = {
     "fine_counts": 0,
     "oracle_guide": 0.0,
     "belief_coef": 0.0,
+    "colour_symmetry": False,
 }
 
 

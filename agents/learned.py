@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from agents.network import ActorCritic
+from agents.network import SYMMETRY_KEYS, ActorCritic
 from agents.policy import SeededPolicy, as_masks, check_chosen, sample_masked
 from envs.atomic import write_atomically
 from envs.games import GAMES, game_module
@@ -176,6 +176,11 @@ def fit_to_layout(data: dict[str, Any], path: str | Path) -> dict[str, Any]:
     fitted = {**data, "obs_names": list(obs_names), "action_names": list(action_names)}
     if trained == (obs_names, action_names):
         return fitted
+    if "sym_weights" in data["model"]:  # its colour tables index the layout it was trained on
+        raise ValueError(
+            f"checkpoint {path} sees colours relabelled on the layout it was trained on ({have[0]} observation "
+            f"values, {have[1]} actions); the {data['game']} game's layout has changed since: train it again"
+        )
     model = dict(data["model"])
     inputs = torch.as_tensor([obs_names.index(n) for n in trained[0]])
     outputs = torch.as_tensor([action_names.index(n) for n in trained[1]])
@@ -221,13 +226,14 @@ def network_from(data: dict[str, Any], path: str | Path = "checkpoint") -> Actor
         data = fit_to_layout(data, path)
         model = data["model"]
         fine = (model["fine_cols"].tolist(), float(model["fine_cap"])) if "fine_cols" in model else ((), 0.0)
+        symmetry = {key: model[f"sym_{key}"] for key in SYMMETRY_KEYS} if "sym_weights" in model else None
         sizes = int(data["obs_dim"]), int(data["num_actions"]), [int(h) for h in data["hidden"]]
         int(data["num_players"])
     except (KeyError, TypeError, IndexError, AttributeError, ValueError) as err:
         if isinstance(err, ValueError) and str(path) in str(err):
             raise
         raise ValueError(f"{path}: a damaged agent checkpoint ({type(err).__name__}: {err}); train it again") from None
-    net = ActorCritic(*sizes, None, *fine)
+    net = ActorCritic(*sizes, None, *fine, symmetry)
     try:
         net.load_state_dict(data["model"])
     except (RuntimeError, KeyError) as err:

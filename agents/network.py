@@ -6,6 +6,10 @@ holds one card" is a tiny input the network must learn to magnify. ``fine_counts
 gives every value whose bound exceeds k a second input, ``min(x, k) / k``: one card is
 1/k (:func:`fine_columns` says which values; the observation itself is unchanged).
 
+``symmetry`` (classic UNO's colours, :mod:`envs.uno.colours`): the network sees every view
+with its colours relabelled into a canonical order, and its logits are relabelled back, so a
+situation and its colour-swapped twins share one set of weights' worth of experience.
+
 Illegal actions get a logit of ``-1e9`` (not ``-inf``: a masked row still has finite
 arithmetic), so they are never sampled and carry no probability; the entropy is taken
 over the legal actions only.
@@ -45,6 +49,7 @@ class ActorCritic(nn.Module):
         obs_high: np.ndarray | None = None,
         fine_cols: Sequence[int] = (),
         fine_cap: float = 0.0,
+        symmetry: dict[str, np.ndarray | torch.Tensor] | None = None,
     ) -> None:
         super().__init__()
         # Inputs scaled to [0, 1] by the observation's documented bounds (pile sizes reach
@@ -54,6 +59,9 @@ class ActorCritic(nn.Module):
         if len(fine_cols):  # buffers only where used: checkpoints without them load as before
             self.register_buffer("fine_cols", torch.as_tensor(np.asarray(fine_cols, np.int64)))
             self.register_buffer("fine_cap", torch.tensor(float(fine_cap)))
+        if symmetry is not None:  # buffers only where used, saved with the weights
+            for key in SYMMETRY_KEYS:
+                self.register_buffer(f"sym_{key}", torch.as_tensor(np.asarray(symmetry[key])).clone())
         layers: list[nn.Module] = []
         width = obs_dim + len(fine_cols)
         for size in hidden:
@@ -66,25 +74,51 @@ class ActorCritic(nn.Module):
 
     @classmethod
     def for_game(
-        cls, game: str, rules: dict, hidden: Sequence[int], drop_obs: Sequence[str] = (), fine_counts: int = 0
+        cls,
+        game: str,
+        rules: dict,
+        hidden: Sequence[int],
+        drop_obs: Sequence[str] = (),
+        fine_counts: int = 0,
+        colour_symmetry: bool = False,
     ) -> ActorCritic:
         """A new network for this game's observation and actions, inputs scaled by the
         observation's bounds under these rules. The fields named in ``drop_obs`` are scaled by
         0: the network never sees them, their first-layer weights get no gradient, and the
         saved scale keeps them hidden wherever the agent plays (an ablation of a feature).
-        ``fine_counts``: see the module docs (0: none)."""
+        ``fine_counts``: see the module docs (0: none). ``colour_symmetry``: views in canonical
+        colours (classic UNO only: the trick game's views carry no colour)."""
         from envs.games import game_module
 
         module = game_module(game)
         _, high = module.observation_bounds(module.Rules.from_dict(rules))
         dropped = dropped_columns(module.OBS_NAMES, drop_obs)
         fine = fine_columns(high, fine_counts, dropped)
-        net = cls(module.OBS_SIZE, module.NUM_ACTIONS, hidden, high, fine, fine_counts)
+        symmetry = None
+        if colour_symmetry:
+            if game != "uno":
+                raise ValueError(f"colour_symmetry is for classic UNO (game: uno); the {game} game has no colours")
+            from envs.uno.colours import symmetry_tables
+
+            symmetry = symmetry_tables()
+        net = cls(module.OBS_SIZE, module.NUM_ACTIONS, hidden, high, fine, fine_counts, symmetry)
         net.obs_scale[dropped] = 0.0
         return net
 
+    def relabelling(self, obs: torch.Tensor) -> torch.Tensor | None:
+        """The index of the relabelling that puts each view's colours in canonical order
+        ``[B]`` (:func:`envs.uno.colours.canonical_order`), or None without ``symmetry``."""
+        if not hasattr(self, "sym_weights"):
+            return None
+        order = torch.argsort(-(obs @ self.sym_weights), dim=-1, stable=True)
+        return self.sym_permutation_of_order[(order * self.sym_order_code).sum(-1)]
+
     def inputs(self, obs: torch.Tensor) -> torch.Tensor:
-        """What the first layer sees: the scaled observation, then the fine counts (if any)."""
+        """What the first layer sees: the scaled observation (in canonical colours, with
+        ``symmetry``), then the fine counts (if any)."""
+        perm = self.relabelling(obs)
+        if perm is not None:
+            obs = obs.gather(-1, self.sym_obs_sources[perm])
         return network_inputs(self, obs)
 
     def forward(
@@ -92,7 +126,7 @@ class ActorCritic(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits ``[B, A]`` and values ``[B]``. ``first_extra``: a term added to the
         first layer before its activation (oracle guiding in training, :mod:`agents.oracle_guide`)."""
-        return self.heads(self.features(obs, first_extra), mask)
+        return self.heads(self.features(obs, first_extra), mask, obs)
 
     def features(self, obs: torch.Tensor, first_extra: torch.Tensor | None = None) -> torch.Tensor:
         """The last hidden layer ``[B, hidden[-1]]``, what both heads (and, in training, an
@@ -101,13 +135,25 @@ class ActorCritic(nn.Module):
             return self.trunk(self.inputs(obs))
         return self.trunk[1:](self.trunk[0](self.inputs(obs)) + first_extra)
 
-    def heads(self, h: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Masked logits ``[B, A]`` and values ``[B]`` of the last hidden layer ``h``."""
-        logits = self.policy_head(h).masked_fill(~mask, MASKED_LOGIT)
-        return logits, self.value_head(h).squeeze(-1)
+    def heads(
+        self, h: torch.Tensor, mask: torch.Tensor, obs: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits ``[B, A]`` and values ``[B]`` of the last hidden layer ``h`` (of the
+        views ``obs``, which ``symmetry`` needs: each action's logit is its relabelled twin's)."""
+        logits = self.policy_head(h)
+        if hasattr(self, "sym_weights"):
+            if obs is None:
+                raise ValueError("a network with colour symmetry needs the views to relabel its logits back")
+            logits = logits.gather(-1, self.sym_action_targets[self.relabelling(obs)])
+        return logits.masked_fill(~mask, MASKED_LOGIT), self.value_head(h).squeeze(-1)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.value_head(self.trunk(self.inputs(obs))).squeeze(-1)
+
+
+#: The tables of a network's ``symmetry`` (:func:`envs.uno.colours.symmetry_tables`), saved as
+#: buffers ``sym_<key>``.
+SYMMETRY_KEYS = ("weights", "order_code", "permutation_of_order", "obs_sources", "action_targets")
 
 
 def fine_columns(obs_high: np.ndarray, fine_counts: int, dropped: Sequence[int] = ()) -> np.ndarray:

@@ -59,7 +59,7 @@ def ppo_loss(
     With a ``belief`` head (``belief_coef``) the trunk also predicts the other hands."""
     extra = guide(b["hidden"][idx], b["keep"][idx]) if guide is not None else None
     features = net.features(b["obs"][idx], extra)
-    logits, value = net.heads(features, b["mask"][idx])
+    logits, value = net.heads(features, b["mask"][idx], b["obs"][idx])
     logp_all, entropy = masked_log_probs(logits, b["mask"][idx])
     new_logp = logp_all.gather(1, b["action"][idx, None]).squeeze(1)
     log_ratio = new_logp - b["logp"][idx]
@@ -144,7 +144,9 @@ class PPOTrainer:
         torch.manual_seed(cfg.seed)
         self.device = resolve_device(cfg.device)
         self.rng = np.random.default_rng(cfg.seed)  # the run's one random stream
-        self.net = ActorCritic.for_game(cfg.game, cfg.rules, cfg.hidden, cfg.drop_obs, cfg.fine_counts).to(self.device)
+        self.net = ActorCritic.for_game(
+            cfg.game, cfg.rules, cfg.hidden, cfg.drop_obs, cfg.fine_counts, cfg.colour_symmetry
+        ).to(self.device)
         self.collector = Collector(cfg, self.net, self.rng, self.device)
         self.critic = None  # the oracle critic (critic: oracle), training only
         if cfg.critic == "oracle":  # as wide as what the engine hides from the player

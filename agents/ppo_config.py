@@ -91,6 +91,7 @@ class PPOConfig:
     critic: str = "view"  # view | oracle: advantages from a critic that also sees the hidden hands (training only)
     oracle_guide: float = 0.0  # share of the run over which the actor's view of the hidden hands fades out (0: none)
     belief_coef: float = 0.0  # weight of the auxiliary task: the actor's trunk predicts the other hands (0: none)
+    colour_symmetry: bool = False  # classic UNO: the network sees views in canonical colours (envs.uno.colours)
     # PPO
     learning_rate: float = 2.5e-4  # Adam's step size
     anneal_lr: bool = True  # linearly to 0 over total_steps
@@ -139,6 +140,7 @@ class PPOConfig:
         "critic",
         "oracle_guide",
         "belief_coef",
+        "colour_symmetry",
         "target",
         "opponents",
         "pool_size",
@@ -178,6 +180,13 @@ class PPOConfig:
                 "belief_coef cannot be combined with critic: oracle or oracle_guide (the actor would see "
                 "the hands it is asked to predict, or see them in another order)"
             )
+        if self.colour_symmetry and self.game != "uno":
+            raise ValueError(f"colour_symmetry is for classic UNO (game: uno); the {self.game} game has no colours")
+        if self.colour_symmetry and (self.oracle_guide or self.belief_coef):
+            raise ValueError(
+                "colour_symmetry cannot be combined with oracle_guide or belief_coef (the hidden hands they read "
+                "keep the colours the network no longer sees)"
+            )
         if self.belief_coef and self.backend != "local":
             raise ValueError("belief_coef collects with the local backend only (the Ray actors record no hands)")
         for name, (low, high) in INTEGER_RANGES.items():
@@ -203,7 +212,7 @@ class PPOConfig:
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low(value) or not high(value):
                 raise ValueError(f"{name} must be a number {allowed}, got {value!r}")
-        for name in ("anneal_lr", "clip_vloss", "norm_adv"):
+        for name in ("anneal_lr", "clip_vloss", "norm_adv", "colour_symmetry"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
         for name in ("opponents", "eval_opponents"):

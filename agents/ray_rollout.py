@@ -45,7 +45,9 @@ class RolloutWorker:
         torch.set_num_threads(local["torch_threads"])
         config = PPOConfig.from_mapping(local)
         torch.manual_seed(config.seed)
-        self.net = ActorCritic.for_game(config.game, config.rules, config.hidden, config.drop_obs, config.fine_counts)
+        self.net = ActorCritic.for_game(
+            config.game, config.rules, config.hidden, config.drop_obs, config.fine_counts, config.colour_symmetry
+        )
         self.rng = np.random.default_rng(config.seed)
         self.collector = Collector(config, self.net, self.rng, torch.device("cpu"))
         self.snapshots_version = -1
