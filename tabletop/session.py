@@ -185,6 +185,7 @@ class TableSession:
             raise ValueError(f"give {num_players} player names, got {len(self.names)}")
         self.tally = Tally()
         self.history: list[Event] = []
+        self._others_moved = False  # another seat moved since the person's own last move (see view)
         self._deal_due = True  # a hand was dealt and not yet announced (its first card's effect)
         self._start_record()
 
@@ -228,9 +229,15 @@ class TableSession:
         return list_moves(self.game, self.legal_actions())
 
     def view(self) -> dict[str, Any]:
-        """What the person may see now, with their legal moves and the session's tally."""
+        """What the person may see now, with their legal moves and the session's tally.
+
+        A hand the person's challenge showed (``revealed``) is shown until another seat moves:
+        the engine keeps it in the person's observation until their next decision, but by then
+        the shown player may have played from it, and every screen would show a stale hand."""
         pos = self.engine.position(0)
         view = self.table.view(pos, self.seat, self.rules, self.names)
+        if self._others_moved and view.get("revealed"):
+            view["revealed"] = None  # the move list keeps what the challenge showed
         view["moves"] = [{"key": m.key, "label": m.label, "actions": list(m.actions)} for m in self.moves()]
         view["over"] = self.over
         view["tally"] = asdict(self.tally)
@@ -313,6 +320,7 @@ class TableSession:
         _, _, rewards, done = self.engine.step(np.array([action]))
         after = self.engine.position(0)
         self.record.moves.append((player, name))
+        self._others_moved = player != self.seat
         event = Event(player, self.names[player], name, "", {})
         self.table.story(self, event, before, after)
         if done[0]:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from envs.cards import card_type
 from envs.records import GameRecord, verify
 from tabletop.moves import Choice, MoveError, list_moves, parse_move
 from tabletop.session import TableSession, opponent_spec
@@ -189,6 +190,28 @@ def test_the_person_sees_the_hand_they_challenged() -> None:
     events = session.act("challenge")
     assert "you saw the hand of P1 heuristic(bluff=1.0): R9 G1" in events[0].text
     assert "P1 heuristic(bluff=1.0) drew 4" in events[0].text  # the bluff was caught
+
+
+@pytest.mark.parametrize("bluff", [True, False])
+def test_a_challenged_hand_is_shown_until_another_seat_moves(bluff: bool) -> None:
+    """Caught bluffing, P1 draws 4 and the person plays on, seeing the hand at that move; an
+    honest P1 makes the person draw 6 and lose the turn, and the hand goes at the next move
+    (P1 then plays from it). The terminal's panel and the page's view agree."""
+    held = ["R9", "G1"] if bluff else ["B9", "G1"]
+    pos = position([["R1", "R2"], ["W+4", *held], ["Y1", "Y2", "Y3", "B1"]], top="R5", current=1, direction=-1)
+    session = uno_session(pos, opponents=({"name": "heuristic", "bluff": float(bluff)},))
+    session.advance()
+    events = session.act("challenge")
+    shown = {"player": 1, "hand": sorted(held, key=card_type)}
+    assert events[0].view["revealed"] == shown
+    assert [e.view["revealed"] for e in events[1:]] == [None] * (len(events) - 1)
+    assert session.view()["revealed"] == (shown if bluff else None)
+    assert len(events) == (1 if bluff else 5)  # honest: P2 and P1 play before the person's turn
+    out = run_terminal(uno_session(pos, opponents=({"name": "heuristic", "bluff": float(bluff)},)), ["c", "quit"])
+    text = " ".join(out.split())  # as read, not as wrapped
+    line = f"At your challenge P1 heuristic(bluff={float(bluff)}) held: {' '.join(shown['hand'])}"
+    assert text.count(line) == (1 if bluff else 0)
+    assert f"you saw the hand of P1 heuristic(bluff={float(bluff)}): {' '.join(shown['hand'])}" in text
 
 
 def test_bad_input_changes_nothing() -> None:
