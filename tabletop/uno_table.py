@@ -272,11 +272,19 @@ def opening(session: TableSession, pos: Position) -> str:
 
 
 def game_over(session: TableSession, winners: list[int], scores: list[int]) -> dict[str, Any]:
-    """The winners by name and the final scores; each winning seat counts a win in the tally."""
+    """The winners by name and the final scores, with every player's name and the leader-first
+    order (so the result says whose score is whose); each winning seat counts a win in the tally."""
     names = [session.names[s] for s in winners]
     for name in names:
         session.tally.wins[name] = session.tally.wins.get(name, 0) + 1
-    return {"winners": winners, "names": names, "scores": scores, "match": bool(session.rules.match)}
+    return {
+        "winners": winners,
+        "names": names,
+        "scores": scores,
+        "players": list(session.names),
+        "order": session.rules.standing_order(scores),
+        "match": bool(session.rules.match),
+    }
 
 
 def standings(info: dict[str, Any], names: list[str], rules: Any) -> Table:
@@ -298,8 +306,11 @@ def needed_label(scoring: str) -> str:
 
 
 def over_line(info: dict[str, Any]) -> str:
+    """``Match over: You won (You 512 · P1 heuristic 130)``: each score beside its player's
+    name, the leader first."""
     over = "Match over" if info.get("match") else "Game over"
-    return f"{over}: {', '.join(info['names'])} won ({' · '.join(map(str, info['scores']))})"
+    scores = " · ".join(f"{info['players'][s]} {info['scores'][s]}" for s in info["order"])
+    return f"{over}: {', '.join(info['names'])} won ({scores})"
 
 
 # ---------------------------------------------------------------------- the terminal

@@ -115,7 +115,7 @@ def test_whole_uno_hand_by_clicking(app_url: str, page: Any) -> None:
     clicks = play_uno_by_clicking(page)
     assert clicks["uno"] >= 1 and clicks["colour"] >= 1 and clicks["card"] >= 2 and clicks["challenge"] >= 1
     banner = page.text_content("#game-over-text")
-    assert "Match over: You won" in banner
+    assert banner == "Match over: You won (You 89 · P1 random 0)"  # each score beside its player
     assert page.locator("#log li").count() >= clicks["card"]
     log = page.text_content("#log")
     assert "You declared UNO!" in log and "naming green" in log

@@ -280,6 +280,10 @@ def test_the_page_gets_standings_in_order_and_the_result_in_words(scoring: str) 
     assert view["needed_label"] == ("room left" if scoring == "reverse" else "needed")
     info = session.history[-1].game_over
     assert info["line"] == session.table.over_line(info) and info["line"].startswith("Match over: ")
+    assert info["players"] == session.names and info["order"] == session.rules.standing_order(info["scores"])
+    names = ", ".join(session.names[s] for s in info["winners"])
+    scores = " · ".join(f"{session.names[s]} {info['scores'][s]}" for s in info["order"])  # whose score is whose
+    assert info["line"] == f"Match over: {names} won ({scores})"
 
 
 def test_a_whole_trick_game_keeps_a_tally() -> None:
@@ -356,15 +360,15 @@ def test_the_end_of_a_game_is_worded_once_for_every_screen() -> None:
         "Game over: team A 70, team B 70: a draw"
     )
     assert tricks_table.over_line({"points": {"A": 90, "B": 50}, "teams": ["A"]}).endswith(": team A wins")
-    info = {"names": ["You"], "scores": [512, 130], "match": True}
-    assert uno_table.over_line(info) == "Match over: You won (512 · 130)"
+    info = {"names": ["You"], "scores": [130, 512], "players": ["P0 random", "You"], "order": [1, 0], "match": True}
+    assert uno_table.over_line(info) == "Match over: You won (You 512 · P0 random 130)"
 
 
 def test_terminal_plays_a_whole_match_and_saves_it(tmp_path: Any) -> None:
     session = TableSession("uno", 2, ["random"], seed=6, target=1)
     record = tmp_path / "game.jsonl"
     text = run_terminal(session, ["1"] * 300, record_path=record)
-    assert "Match over" in text and "Hand over" in text
+    assert "Match over: P1 random won (P1 random 2 · You 0)" in text and "Hand over" in text
     assert json.loads(record.read_text().splitlines()[0])["game"] == "uno"
     assert verify(GameRecord.load(record)).done
 
