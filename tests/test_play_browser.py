@@ -310,3 +310,29 @@ def test_the_keyboard_stays_in_the_hand_after_a_move(app_url: str, page: Any) ->
         assert page.evaluate("!!document.activeElement.closest('#hand')")
         return
     pytest.fail("no keyboard move was made in 30 turns")
+
+
+def test_setup_errors_name_the_forms_labels_not_the_rules_fields(app_url: str, page: Any) -> None:
+    """The server decides what is valid and words it in the rules' fields (UnoRules.target_score);
+    the form shows the user its own labels in their place."""
+    page.goto(f"{app_url}/?fast=1")
+    page.wait_for_selector(".preset")  # the form is built from /api/options
+    errors = []
+    for fill, check in (({"#target": "0"}, None), ({"#seed": "-1"}, None), ({}, "stack_wild_draw_four")):
+        for selector, value in fill.items():
+            page.fill(selector, value)
+        if check:
+            page.check(f"#house-rules-row input[data-rule={check}]")
+        page.evaluate("document.querySelector('#setup-error').textContent = ''")
+        page.click("#start")
+        page.wait_for_function("document.querySelector('#setup-error').textContent.length > 0")
+        errors.append(page.text_content("#setup-error"))
+        page.fill("#target", "500")
+        page.fill("#seed", "")
+    assert errors == [
+        "“Match to” must lie in 1..1,000,000, got 0",
+        "“Seed” must be an integer from 0 to 9,223,372,036,854,775,807, got -1",
+        "“stack +4” extends “stacking”: set “stacking”=true as well "
+        "(a Wild Draw Four then answers a Draw Two or a Wild Draw Four)",
+    ]
+    assert page.locator("#setup").is_visible() and page.evaluate("document.body.dataset.state") == "setup"

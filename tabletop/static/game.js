@@ -124,6 +124,26 @@ function buildPresets(info) {
   $("#target").value = info.default_target;
 }
 
+// What the form calls each field a server message may name (a rules option, a request key).
+// The server alone decides what is valid, in the rules' own words (UnoRules.target_score); the
+// form shows its labels instead. One list, read from the form itself: an element's data-field
+// or a box's data-rule, and the label's own words. A box that turns its rule off
+// (data-value="false") is left out: its label says the opposite of the rule's name.
+function formLabels() {
+  const words = (el) => [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join("").trim();
+  const labels = {};
+  for (const el of document.querySelectorAll("#setup [data-field]")) for (const name of el.dataset.field.split(" ")) labels[name] = words(el);
+  for (const box of document.querySelectorAll("#setup input[data-rule]:not([data-value])")) labels[box.dataset.rule] = words(box.closest("label"));
+  return labels;
+}
+
+// A server message about the setup in the form's words: "UnoRules.target_score must lie in
+// 1..1,000,000, got 0" -> "“Match to” must lie in 1..1,000,000, got 0".
+function inFormWords(message) {
+  const labels = formLabels();
+  return message.replace(/\b(?:\w+Rules\.)?([a-z][a-z0-9_]*)\b/g, (whole, name) => (name in labels ? `“${labels[name]}”` : whole));
+}
+
 async function startGame() {
   $("#setup-error").textContent = "";
   const game = selectedGame();
@@ -160,7 +180,7 @@ async function startGame() {
     render();
     play(data.events, data.view);
   } catch (err) {
-    $("#setup-error").textContent = err.message;
+    $("#setup-error").textContent = inFormWords(err.message);
   }
 }
 
