@@ -14,7 +14,7 @@ one game and the session keeps a tally of deals won per team.
 from __future__ import annotations
 
 import secrets
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -31,6 +31,9 @@ from tabletop.table_game import table_game
 
 #: Agents' moves in a row before the session gives up (a bug guard: games end far sooner).
 MAX_AGENT_MOVES = 100_000
+#: Lines of the move list a session keeps for a screen that is opened again (a page reloaded):
+#: the latest ones; a long session's first lines go.
+LOG_LINES = 500
 
 
 #: Why a game's record waits for its end (the terminal's ``save``, the web page's download).
@@ -185,6 +188,8 @@ class TableSession:
             raise ValueError(f"give {num_players} player names, got {len(self.names)}")
         self.tally = Tally()
         self.history: list[Event] = []
+        #: the move list as the person was told it ({"text", "you"}: their own move), the latest LOG_LINES
+        self.log: deque[dict[str, Any]] = deque(maxlen=LOG_LINES)
         self._others_moved = False  # another seat moved since the person's own last move (see view)
         self._deal_due = True  # a hand was dealt and not yet announced (its first card's effect)
         self._start_record()
@@ -286,7 +291,7 @@ class TableSession:
         if story is None:
             return []
         event = Event(-1, "", "deal", story, self.view())
-        self.history.append(event)
+        self._tell(event)
         return [event]
 
     def next_game(self) -> list[Event]:
@@ -329,8 +334,13 @@ class TableSession:
         elif event.hand_over:  # a match goes on: the engine dealt the next hand in this step
             self._deal_due = True
         event.view = self.view()
-        self.history.append(event)
+        self._tell(event)
         return event
+
+    def _tell(self, event: Event) -> None:
+        """Keep a move as the person is told it: in the history, and its line in the move list."""
+        self.history.append(event)
+        self.log.append({"text": event.text, "you": event.player == self.seat})
 
     def received(self, before: dict[str, Any], after: dict[str, Any], key: str = "hands") -> list[str]:
         """Cards that arrived in the person's own hand with this move."""

@@ -11,7 +11,8 @@ API (JSON)::
                                       defaults and options of the setup form)
     POST /api/new    {game, players?, opponents?, seat?, target?, seed?, rules?, replaces?} -> {id, view, events, notes}
                                       (target: a match's, refused where no match is played)
-    GET  /api/state?id=ID             -> {view} (and game_over, the result, once the game is over)
+    GET  /api/state?id=ID             -> {view, log, notes} (and game_over, the result, once the game is over)
+                                      (log: the move list as the person was told it, the latest lines)
     POST /api/move   {id, action}     -> {view, events}   (400 {error, legal} if illegal)
     POST /api/next   {id}             -> {view, events}   the next game once one is over
     GET  /api/record?id=ID            the game record (JSON lines) as a download, once the game is over
@@ -192,7 +193,8 @@ def create_app(store_path: Path = Path(DEFAULT_STORE), allowed_hosts: Iterable[s
             session = tables.get(request.query_params.get("id"))
         except KeyError as err:
             return error_response(err.args[0], 404)
-        body = {"id": request.query_params["id"], "view": session.view()}
+        view, log = session.view(), list(session.log)  # a reload shows the move list again, as it was told
+        body = {"id": request.query_params["id"], "view": view, "log": log, "notes": session.notes}
         if session.over:  # a reload of a finished game shows its result (and the way to the next)
             body["game_over"] = next((e.game_over for e in reversed(session.history) if e.game_over), None)
         return JSONResponse(body)

@@ -182,11 +182,20 @@ def test_trick_game_by_clicking(app_url: str, page: Any) -> None:
 
 
 def test_reload_resumes_the_table(app_url: str, page: Any) -> None:
-    deal(page, app_url, "uno", UNO_SEED, target=500)
+    """A reload shows the same hand and the same move list (the server keeps the lines told)."""
+    deal(page, app_url, "uno", UNO_SEED, opponents="agent", players=3, target=500)  # an agent at 3: a note
+    playable = "#hand .card.playable:not([data-card^='W'])"
+    for _ in range(2):
+        page.click(playable if page.query_selector(playable) else "#draw-pile")
+        page.wait_for_function(IDLE)
+    lines = "els => els.map(e => [e.className, e.textContent])"
+    log = page.eval_on_selector_all("#log li", lines)
     hand = page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)")
     page.reload()
     page.wait_for_function(IDLE)
     assert page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)") == hand
+    assert page.eval_on_selector_all("#log li", lines) == log
+    assert [c for c, _ in log].count("note") == 1 and [c for c, _ in log].count("you") == 2
 
 
 def test_bad_move_shows_error_and_changes_nothing(app_url: str, page: Any) -> None:

@@ -75,6 +75,29 @@ def test_a_move_and_a_refused_move(client: TestClient) -> None:
     assert all(e["player"] != 0 for e in events[1:])
 
 
+def test_state_gives_the_move_list_back_as_it_was_told(client: TestClient, monkeypatch: Any) -> None:
+    """A reloaded page shows the table's move list again: the server keeps the lines the person
+    was told (their own moves marked), after the notes on the agents; the latest LOG_LINES only."""
+    data = new_table(client, players=3, opponents=["agent"], seed=3)
+    table, told = data["id"], data["events"]
+    for _ in range(3):
+        view = client.get(f"/api/state?id={table}").json()["view"]
+        res = client.post("/api/move", json={"id": table, "action": view["moves"][-1]["actions"][0]})
+        told += res.json()["events"]
+    state = client.get(f"/api/state?id={table}").json()
+    assert state["log"] == [{"text": e["text"], "you": e["player"] == 0} for e in told]
+    assert state["log"][0]["text"].startswith("Hand 1: the first card is ") and not state["log"][0]["you"]
+    assert sum(line["you"] for line in state["log"]) == 3
+    assert state["notes"] == data["notes"] and len(state["notes"]) == 1
+    monkeypatch.setattr("tabletop.session.LOG_LINES", 2)
+    data = new_table(client)
+    res = client.post("/api/move", json={"id": data["id"], "action": data["view"]["moves"][0]["actions"][0]})
+    told = data["events"] + res.json()["events"]
+    assert len(told) > 2
+    lines = [{"text": e["text"], "you": e["player"] == 0} for e in told[-2:]]
+    assert client.get(f"/api/state?id={data['id']}").json()["log"] == lines
+
+
 def test_unknown_table_and_bad_bodies(client: TestClient) -> None:
     assert client.get("/api/state?id=nope").status_code == 404
     assert client.post("/api/move", json={"id": "nope", "action": "draw"}).status_code == 404

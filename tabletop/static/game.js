@@ -165,13 +165,7 @@ async function startGame() {
     const data = await api("/api/new", body);
     tableId = data.id;
     sessionStorage.setItem("unolab-table", tableId);
-    $("#log").innerHTML = "";
-    for (const note of data.notes || []) { // an agent at a table it was not fitted to: said first
-      const li = document.createElement("li");
-      li.className = "note";
-      li.textContent = `Note: ${note}`;
-      $("#log").appendChild(li);
-    }
+    showLog(data.notes, []);
     $("#setup").hidden = true;
     $("#table").hidden = false;
     gameOver = null;
@@ -199,7 +193,7 @@ async function drain() {
     const item = queue.shift();
     if (item.final) { view = item.final; continue; }
     const e = item.event;
-    logLine(e);
+    logLine(e.text, e.player === e.view.seat);
     view = e.view;
     render();
     // every hand of a match, the deciding one too, gets its scores (as in the terminal); a
@@ -214,10 +208,23 @@ async function drain() {
   setState(view.over ? "over" : view.moves.length ? "your-turn" : "waiting");
 }
 
-function logLine(e) {
+// The move list from its start: the notes on the agents (an agent at a table it was not fitted
+// to: said first), then the lines the server kept ({text, you}: a reload shows them again).
+function showLog(notes, lines) {
+  $("#log").innerHTML = "";
+  for (const note of notes || []) {
+    const li = document.createElement("li");
+    li.className = "note";
+    li.textContent = `Note: ${note}`;
+    $("#log").appendChild(li);
+  }
+  for (const line of lines || []) logLine(line.text, line.you);
+}
+
+function logLine(text, you) {
   const li = document.createElement("li");
-  li.textContent = e.text;
-  if (e.player === e.view.seat) li.className = "you";
+  li.textContent = text;
+  if (you) li.className = "you";
   $("#log").appendChild(li);
   const side = $("#side"); // scroll the panel, never the window (on a phone the board would leave the screen)
   if (side.scrollHeight > side.clientHeight) side.scrollTop = side.scrollHeight;
@@ -587,6 +594,7 @@ async function buildGames() {
       view = data.view;
       $("#setup").hidden = true;
       $("#table").hidden = false;
+      showLog(data.notes, data.log);
       render();
       if (view.over && data.game_over) showGameOver({ game_over: data.game_over, view });
       setState(view.over ? "over" : view.moves.length ? "your-turn" : "waiting");
