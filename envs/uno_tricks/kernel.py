@@ -149,7 +149,7 @@ STATE = (
     Part("table_laid_by", np.int64, (NUM_PLAYERS,), fill=-1, doc="who laid it (a swap moves cards), -1 none"),
     Part("table_added", np.int64, (NUM_PLAYERS,), fill=-1, doc="card a Wild added, -1 none"),
     Part("table_value", np.int64, (NUM_PLAYERS,), doc="what each seat's cards are worth now"),
-    Part("table_specials", np.int64, (NUM_PLAYERS, 2), fill=-1, doc="specials laid with the card (+2 before +4)"),
+    Part("table_specials", np.int64, (NUM_PLAYERS, 2), fill=-1, doc="specials it laid (+2 first; kept in a swap)"),
     Part("table_special_kinds", np.int8, (NUM_PLAYERS, 5), doc="the same, per kind (summary)"),
     Part("annulled", np.bool_, doc="a Skip was laid this trick"),
     Part("points_piles", np.int8, (2, NUM_CARD_TYPES), doc="per team"),

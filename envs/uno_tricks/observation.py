@@ -14,8 +14,9 @@ field                  size  content
 ``table_forced``          4  1 where the laid card is a forced duplicate (worth 0)
 ``table_added``          40  per relative seat, one-hot number of the card its Wild added
 ``table_value``           4  what each seat's cards are worth in this trick now
-``table_specials``       20  per relative seat, specials laid with its card (skip,
-                             reverse, +2, wild, +4)
+``table_specials``       20  per relative seat, the specials it laid this trick (skip,
+                             reverse, +2, wild, +4); they stay with the seat
+                             when a Reverse swaps the cards
 ``annulled``              1  a Skip was laid this trick: its points are annulled
 ``team_points``           2  points in the own team's and the other team's piles
 ``trick``                 1  trick number, from 1
