@@ -217,7 +217,7 @@ def test_wilson_interval_matches_scipy():
     [
         (["policies=[random, nosuch]"], "policies\\[1\\]: unknown uno policy 'nosuch'; policies: "),
         (["colour=red"], "unknown config key\\(s\\) colour; allowed: game, players"),
-        (["game=tricks", "players=3"], "players: the tricks table seats 4-4, got 3"),
+        (["game=tricks", "players=3"], "players: the tricks table seats 4, got 3"),
         (["rules.stackin=true"], "unknown UnoRules option\\(s\\) stackin"),
         (["policies=[{name: heuristic, bluf: 1}, random]"], "unknown parameter\\(s\\) bluf for uno policy 'heuristic'"),
         (["lineups=[[random, random]]", "players=2"], "at least two different entrants"),

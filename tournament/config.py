@@ -20,6 +20,8 @@
     seed: 0
     output: results/eval      # JSON, CSV and PNG land here
     ratings: openskill        # openskill | none
+    rating_orders: 4          # OpenSkill rates one game at a time, so their order moves the
+                              # ratings: they are the means over this many shuffled orders
     max_decisions: 20000      # a game longer than this stops the tournament with an error: the
                               # rules set no limit, and policies that only draw and keep under
                               # draw_anytime never end one (raise it for long matches)
@@ -72,6 +74,7 @@ class TournamentConfig:
     seed: int = 0
     output: str = "results/eval"
     ratings: str = "openskill"
+    rating_orders: int = 4  # each order costs about a sixth of the default tournament's time
     max_decisions: int = 20_000
 
     # ------------------------------------------------------------------ reading
@@ -93,10 +96,9 @@ class TournamentConfig:
             self.policies = list(policy_table(self.game))
         sizes = game_info(self.game).table_sizes
         if isinstance(self.players, bool) or not isinstance(self.players, int) or self.players not in sizes:
-            raise ValueError(
-                f"players: the {self.game} table seats {sizes.start}-{sizes.stop - 1}, got {self.players!r}"
-            )
-        for name, most in (("games", MAX_GAMES), ("batch", MAX_BATCH), ("max_decisions", MAX_GAMES)):
+            raise ValueError(f"players: the {self.game} table seats {_span(sizes)}, got {self.players!r}")
+        checked = (("games", MAX_GAMES), ("batch", MAX_BATCH), ("max_decisions", MAX_GAMES), ("rating_orders", 1000))
+        for name, most in checked:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
                 raise ValueError(f"{name} must be an integer from 1 to {most:,}, got {value!r}")
@@ -226,6 +228,11 @@ class TournamentConfig:
         if mode == "permutations":
             return list(itertools.permutations(range(n)))
         return [tuple((s + r) % n for s in range(n)) for r in range(n)]
+
+
+def _span(sizes: range) -> str:
+    """A range of table sizes as read: "2-10", or "4" where there is one."""
+    return str(sizes.start) if len(sizes) == 1 else f"{sizes.start}-{sizes.stop - 1}"
 
 
 def results_bytes(games: int, players: int) -> int:

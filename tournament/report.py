@@ -38,7 +38,8 @@ def leaderboard(summary: dict[str, Any]) -> Table:
     tally = tally_of(game)
     columns = ["#", "entrant", "games", "win rate", "95% CI", *tally.columns(rows)]
     if ratings:
-        columns.append("OpenSkill mu ± sigma")
+        columns.append("OpenSkill mu ± sigma (order sd)")
+        table.caption = _ratings_caption(summary["ratings"])
     for c in columns:
         table.add_column(c, justify="left" if c == "entrant" else "right")
     for rank, row in enumerate(rows, 1):
@@ -52,9 +53,18 @@ def leaderboard(summary: dict[str, Any]) -> Table:
         cells += tally.cells(row)
         if ratings:
             r = ratings.get(row["entrant"])
-            cells.append(f"{r['mu']:.2f} ± {r['sigma']:.2f}" if r else "-")
+            cells.append(f"{r['mu']:.2f} ± {r['sigma']:.2f} ({r.get('mu_spread', 0.0):.2f})" if r else "-")
         table.add_row(*cells)
     return table
+
+
+def _ratings_caption(ratings: list[dict[str, Any]]) -> str:
+    """What the ratings column is: OpenSkill rates games one at a time, so the order counts."""
+    orders = ratings[0].get("orders", 1) if ratings else 1
+    return (
+        f"OpenSkill mu and sigma: means over {orders} shuffled orders of the games (rating_orders); "
+        "order sd: the standard deviation of mu across those orders"
+    )
 
 
 def head_to_head_table(summary: dict[str, Any]) -> Table | None:
@@ -197,7 +207,7 @@ def _plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path
         sigma = np.array([ratings[r["entrant"]]["sigma"] if r["entrant"] in ratings else np.nan for r in rows])
         ax.errorbar(mu, y, xerr=sigma, fmt="s", capsize=4, color="tab:orange")
         ax.set_yticks(y, [""] * len(rows))
-        ax.set_xlabel("OpenSkill rating (mu ± sigma)")
+        ax.set_xlabel("OpenSkill rating (mu ± sigma, means over game orders)")
     paths.append(save_figure(fig, output_files(folder, stem)[2]))
 
     h2h = summary.get("head_to_head")

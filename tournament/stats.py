@@ -197,16 +197,48 @@ def openskill_ratings(config: TournamentConfig, schedule: Schedule, results: Res
     """OpenSkill (Plackett-Luce) ratings from every game; an entrant at several seats of a
     table counts as one competitor that wins if any of its seats wins.
 
+    OpenSkill rates one game at a time, and the order of the games moves an entrant's ``mu``
+    by about its ``sigma`` (enough to rank against the head to head), so the games are rated in
+    ``config.rating_orders`` shuffled orders (seeded by ``config.seed``; the first is the
+    order a single one would use): ``mu`` and ``sigma`` are the means over the orders,
+    ``ordinal = mu - 3 sigma``, and ``mu_spread`` is the standard deviation of ``mu`` across
+    the orders (the order noise left in the mean is about ``mu_spread / sqrt(orders)``)."""
+    played = np.flatnonzero(results.played)
+    rng = np.random.default_rng(config.seed)
+    runs = [_rate_in_order(config, schedule, results, rng.permutation(played)) for _ in range(config.rating_orders)]
+    present = {schedule.entrants[e].label for e in np.unique(schedule.seat_entrant[played])}
+    out = []
+    for label in (e.label for e in schedule.entrants):
+        if label not in present:
+            continue
+        mu = np.array([run[label][0] for run in runs])
+        sigma = float(np.mean([run[label][1] for run in runs]))
+        out.append(
+            {
+                "entrant": label,
+                "mu": float(mu.mean()),
+                "sigma": sigma,
+                "ordinal": float(mu.mean()) - 3 * sigma,
+                "mu_spread": float(mu.std(ddof=1)) if mu.size > 1 else 0.0,
+                "orders": int(mu.size),
+            }
+        )
+    return sorted(out, key=lambda r: -r["ordinal"])
+
+
+def _rate_in_order(
+    config: TournamentConfig, schedule: Schedule, results: Results, order: np.ndarray
+) -> dict[str, tuple[float, float]]:
+    """Every entrant's ``(mu, sigma)`` after rating the games in ``order``, one at a time.
+
     ``tau=0``: scripted and frozen policies do not change during a tournament, so the
     ratings must converge rather than track drift (the default tau keeps sigma near 1.7
     for ever and lets the last few hundred games reorder the table)."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce(tau=0.0)
-    players = {e.label: model.rating(name=e.label) for e in schedule.entrants}
     labels = [e.label for e in schedule.entrants]
-    played = np.flatnonzero(results.played)
-    order = np.random.default_rng(config.seed).permutation(played)
+    players = {label: model.rating(name=label) for label in labels}
     share = seat_scores(config, results)
     for start in range(0, order.size, _RATING_CHUNK):
         games = order[start : start + _RATING_CHUNK]
@@ -220,9 +252,4 @@ def openskill_ratings(config: TournamentConfig, schedule: Schedule, results: Res
             rated = model.rate([[players[labels[e]]] for e in entrants], ranks=ranks[n, entrants].tolist())
             for e, team in zip(entrants, rated, strict=True):
                 players[labels[e]] = team[0]
-    out = [
-        {"entrant": label, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
-        for label, r in players.items()
-        if label in {labels[e] for e in np.unique(schedule.seat_entrant[played])}
-    ]
-    return sorted(out, key=lambda r: -r["ordinal"])
+    return {label: (r.mu, r.sigma) for label, r in players.items()}
