@@ -85,7 +85,7 @@ def run(config: TournamentConfig, console: Console, label: str = "games", backen
             "ratings: an entrant holding several seats of a table counts there as one competitor that wins "
             "if any of its seats wins, so its rating does not compare with its win rate per seat"
         )
-    summary["notes"] = notes
+    summary["notes"] = notes + summary["notes"]  # the table's, then the statistics' (few deals)
     return summary
 
 

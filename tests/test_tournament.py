@@ -75,7 +75,7 @@ def test_random_against_itself_is_even_and_heuristic_beats_random():
     h2h = summary["head_to_head"]
     i, j = h2h["labels"].index("heuristic"), h2h["labels"].index("random")
     assert h2h["score"][i][j] == pytest.approx(rows["heuristic"]["win_rate"])
-    assert h2h["paired_p_value"][i][j] < 1e-6
+    assert h2h["p_value"][i][j] < 1e-6
 
 
 def test_uno_referee_counts_wild_draw_four_bluffs_and_challenges():
@@ -273,11 +273,11 @@ def test_a_pair_met_in_several_lineups_counts_every_game_and_a_clean_sweep_is_no
     i, j = h2h["labels"].index("heuristic"), h2h["labels"].index("first_legal")
     assert h2h["games"][i][j] == summary["games"] == rows["heuristic"]["games"]  # both lineups, not the last
     assert h2h["score"][i][j] == pytest.approx(rows["heuristic"]["win_rate"])
-    # heuristic made to win every game: a sign test over the deals, not the p=1 of an even split
+    # heuristic made to win every game: the score test on every game, not the p=1 of an even split
     results = run_tournament(cfg, s)
     results.winners[:] = s.seat_entrant == i
     h2h = summarise(cfg, s, results)["head_to_head"]
-    assert h2h["score"][i][j] == 1.0 and h2h["ci_high"][i][j] == 1.0 and h2h["paired_p_value"][i][j] < 1e-6
+    assert h2h["score"][i][j] == 1.0 and h2h["ci_high"][i][j] == 1.0 and h2h["p_value"][i][j] < 1e-6
 
 
 def test_permutations_of_a_large_table_are_refused_before_any_game():

@@ -50,6 +50,50 @@ def test_ratings_are_the_means_over_shuffled_orders_with_their_spread():
         config(rating_orders=0)
 
 
+def test_a_head_to_head_p_value_agrees_with_its_interval_and_is_holm_adjusted():
+    import math
+
+    from tournament import report
+
+    rng = np.random.default_rng(5)
+    for _ in range(300):  # p < 0.05 exactly where the clustered interval leaves out 0.5
+        deals = int(rng.integers(2, 30))
+        counts = rng.integers(1, 9, deals).astype(float)
+        totals = rng.binomial(counts.astype(int), rng.uniform(0.3, 0.7)).astype(float)
+        low, high = stats.clustered_wilson(totals, counts)
+        p = stats.clustered_p_value(totals, counts)
+        if not math.isclose(p, 0.05, rel_tol=1e-9):
+            assert (p < 0.05) == (not low <= 0.5 <= high), (totals, counts)
+    # 60 wins of 100 games on 10 deals that all end 6-4: no clustering, the plain score test
+    assert stats.clustered_p_value(np.full(10, 6.0), np.full(10, 10.0)) == pytest.approx(0.045500263896358)
+    # the same wins on deals that end 10-0 or 0-10 weigh as 9 games (10 deals, less one for the
+    # mean), not 100: z = 0.1 / sqrt(0.25 / 9) = 0.6
+    assert stats.clustered_p_value(np.array([10.0] * 6 + [0.0] * 4), np.full(10, 10.0)) == pytest.approx(
+        0.548506235500, abs=1e-12
+    )
+    assert stats.clustered_p_value(np.array([9.0]), np.array([10.0])) == 1.0  # one deal: no evidence
+    cfg = config(policies=["random", "heuristic", "greedy"], games=300)
+    schedule, results = played(cfg)
+    h2h = stats.summarise(cfg, schedule, results)["head_to_head"]
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    raw = [h2h["p_value"][a][b] for a, b in pairs]
+    for (a, b), adjusted in zip(pairs, stats.holm(raw), strict=True):
+        assert h2h["p_value_holm"][a][b] == h2h["p_value_holm"][b][a] == adjusted
+    table = report.head_to_head_table({"head_to_head": h2h})
+    assert "Holm-adjusted" in str(table.title)
+
+
+def test_an_interval_on_fewer_than_ten_deals_comes_with_a_warning():
+    cfg = config(games=12)  # 2 seatings: 6 deals
+    summary = stats.summarise(cfg, *played(cfg))
+    assert summary["notes"] == [
+        "random, heuristic: the 95% interval rests on 6 duplicate deals (fewer than 10), too few to measure how "
+        "a deal's games move together; it can be much too narrow: play more games"
+    ]
+    cfg = config(games=20)
+    assert stats.summarise(cfg, *played(cfg))["notes"] == []
+
+
 def test_a_table_of_one_size_is_named_as_one():
     with pytest.raises(ValueError, match=r"players: the tricks table seats 4, got 2"):
         TournamentConfig.from_mapping({"game": "tricks", "players": 2})

@@ -72,7 +72,10 @@ def head_to_head_table(summary: dict[str, Any]) -> Table | None:
     if not h2h:
         return None
     labels = h2h["labels"]
-    table = Table(title="head to head: row's score against column (paired p-value over duplicate deals)")
+    table = Table(
+        title="head to head: row's score against column (p-value of an even score from the deal-clustered "
+        "standard error of the 95% interval, Holm-adjusted over the matrix's pairs)"
+    )
     table.add_column("")
     for label in labels:
         table.add_column(label, justify="right")
@@ -80,7 +83,7 @@ def head_to_head_table(summary: dict[str, Any]) -> Table | None:
         cells = []
         for j in range(len(labels)):
             s = h2h["score"][i][j]
-            cells.append("-" if s is None or math.isnan(s) else f"{s:.3f} ({_p_value(h2h['paired_p_value'][i][j])})")
+            cells.append("-" if s is None or math.isnan(s) else f"{s:.3f} ({_p_value(h2h['p_value_holm'][i][j])})")
         table.add_row(label, *cells)
     return table
 

@@ -8,11 +8,16 @@
   deal is 1.3-1.9 times the binomial one, and a plain Wilson interval covered 86-92%
   instead of 95%. So the games count ``n / deff``, ``deff`` the design effect clustered by
   deal (never below 1: :func:`clustered_wilson`).
-- Head to head (two-sided tables): the score of one entrant against another, and a
-  paired t-test over duplicate deals (each deal played at every seating is one
-  observation), which removes the luck of the cards from the comparison.
-- Ratings: OpenSkill's Plackett-Luce model over every game in a fixed shuffled order;
-  ``mu`` and ``sigma`` are the library's, ``ordinal = mu - 3 sigma`` a conservative rank.
+- Head to head (two-sided tables): the score of one entrant against another with its
+  clustered Wilson interval, and the p-value of an even score from the score test that
+  interval inverts, on the same effective number of games (so the two agree at 5%; the
+  floored design effect makes it the more conservative of this and a t-test over deals),
+  then adjusted by Holm's method over the matrix's pairs. The duplicate deals remove much of
+  the luck of the cards from the comparison.
+- Ratings: OpenSkill's Plackett-Luce model over every game, in ``rating_orders`` shuffled
+  orders (a single order moves ``mu`` by about ``sigma``): ``mu`` and ``sigma`` are the
+  library's averaged over the orders, ``mu_spread`` the spread of ``mu`` across them, and
+  ``ordinal = mu - 3 sigma`` a conservative rank.
 """
 
 from __future__ import annotations
@@ -64,22 +69,44 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     return low, high
 
 
-def clustered_wilson(totals: np.ndarray, counts: np.ndarray, z: float = Z95) -> tuple[float, float]:
-    """Wilson's interval of ``sum(totals) / sum(counts)`` where ``totals[d]`` and ``counts[d]``
-    are one deal's wins and games: the games count ``n / deff``, ``deff`` the variance of the
-    ratio estimate clustered by deal over the binomial variance, at least 1 (the clustered
-    variance is ``D / (D - 1) * sum((T_d - p m_d)^2) / n^2`` over the ``D`` deals played)."""
+def clustered_design(totals: np.ndarray, counts: np.ndarray) -> tuple[float, float, float, int]:
+    """``(p, n, deff, deals)`` of ``p = sum(totals) / sum(counts) = sum(totals) / n`` where
+    ``totals[d]`` and ``counts[d]`` are one deal's wins and games: ``deff`` is the variance of
+    the ratio estimate clustered by deal over the binomial variance, at least 1 (the clustered
+    variance is ``D / (D - 1) * sum((T_d - p m_d)^2) / n^2`` over the ``D`` deals played), so
+    the games count ``n / deff``. ``p`` is nan where no game was played."""
     keep = counts > 0
     totals, counts = np.asarray(totals, np.float64)[keep], np.asarray(counts, np.float64)[keep]
     n = float(counts.sum())
     if n == 0:
-        return float("nan"), float("nan")
+        return float("nan"), 0.0, 1.0, 0
     p, deals = float(totals.sum()) / n, totals.size
     deff = 1.0
     if deals > 1 and 0.0 < p < 1.0:
         clustered = deals / (deals - 1) * float(np.square(totals - p * counts).sum()) / (n * n)
         deff = max(1.0, clustered / (p * (1.0 - p) / n))
+    return p, n, deff, deals
+
+
+def clustered_wilson(totals: np.ndarray, counts: np.ndarray, z: float = Z95) -> tuple[float, float]:
+    """Wilson's interval of ``sum(totals) / sum(counts)`` on the effective number of games
+    ``n / deff`` (:func:`clustered_design`): one deal's games are not independent."""
+    p, n, deff, _ = clustered_design(totals, counts)
+    if n == 0:
+        return float("nan"), float("nan")
     return wilson(p * n / deff, n / deff, z)
+
+
+def clustered_p_value(totals: np.ndarray, counts: np.ndarray, null: float = 0.5) -> float:
+    """The two-sided p-value of "the rate is ``null``" from the score test that Wilson's
+    interval inverts, on the same effective number of games as :func:`clustered_wilson`:
+    ``p < 0.05`` exactly where that interval leaves ``null`` out. Fewer than two deals give no
+    estimate of the clustering, so no evidence (1.0)."""
+    p, n, deff, deals = clustered_design(totals, counts)
+    if deals < 2:
+        return 1.0
+    z = abs(p - null) / float(np.sqrt(null * (1 - null) / (n / deff)))
+    return float(2 * NormalDist().cdf(-z))
 
 
 def seat_scores(config: TournamentConfig, results: Results) -> np.ndarray:
@@ -132,6 +159,7 @@ def summarise(config: TournamentConfig, schedule: Schedule, results: Results) ->
         "mean_decisions": float(results.decisions[played].mean()),
         "entrants": rows,
     }
+    summary["notes"] = few_deals_notes([e.label for e in schedule.entrants], deal, entrant)
     if config.sides == 2:
         summary["head_to_head"] = head_to_head(config, schedule, results)
     if config.ratings == "openskill":
@@ -139,10 +167,36 @@ def summarise(config: TournamentConfig, schedule: Schedule, results: Results) ->
     return summary
 
 
-def head_to_head(config: TournamentConfig, schedule: Schedule, results: Results) -> dict[str, Any]:
-    """Score matrix of two-sided tables: ``score[a][b]`` = a's share of the games between a and b."""
-    from scipy.stats import ttest_1samp
+#: An interval resting on fewer duplicate deals than this comes with a warning.
+FEW_DEALS = 10
 
+
+def few_deals_notes(labels: list[str], deal: np.ndarray, entrant: np.ndarray) -> list[str]:
+    """A warning where an entrant's games come from fewer than :data:`FEW_DEALS` duplicate deals
+    (``deal`` and ``entrant``: each played seat's): its interval's design effect is then
+    estimated from that few deals (not at all from one), so the interval can be much too narrow."""
+    few: dict[int, list[str]] = {}
+    for e in np.unique(entrant):
+        deals = int(np.unique(deal[entrant == e]).size)
+        if deals < FEW_DEALS:
+            few.setdefault(deals, []).append(labels[e])
+    return [
+        f"{', '.join(names)}: the 95% interval rests on {_deals(deals)} (fewer than {FEW_DEALS}), too few to "
+        "measure how a deal's games move together; it can be much too narrow: play more games"
+        for deals, names in sorted(few.items())
+    ]
+
+
+def _deals(n: int) -> str:
+    return f"{n:,} duplicate deal{'s' * (n != 1)}"
+
+
+def head_to_head(config: TournamentConfig, schedule: Schedule, results: Results) -> dict[str, Any]:
+    """Score matrix of two-sided tables: ``score[a][b]`` = a's share of the games between a and b,
+    with its interval (:func:`clustered_wilson`), the p-value of an even score from the same
+    clustered standard error (:func:`clustered_p_value`: the two always agree at 5%), and that
+    p-value adjusted by Holm's method over the matrix's pairs (``p_value_holm``: read all of
+    the matrix at 5% at once)."""
     labels = [e.label for e in schedule.entrants]
     k = len(labels)
     share = seat_scores(config, results)
@@ -150,13 +204,14 @@ def head_to_head(config: TournamentConfig, schedule: Schedule, results: Results)
     ar = np.arange(schedule.num_games)
     side0_score = share[ar, side0]
     score = np.full((k, k), np.nan)
-    low, high, p_value = score.copy(), score.copy(), score.copy()
+    low, high, p_value, p_holm = score.copy(), score.copy(), score.copy(), score.copy()
     games = np.zeros((k, k), np.int64)
     side0_entrant = np.asarray([lineup[0] for lineup in schedule.tables])
     pairs: dict[tuple[int, int], list[int]] = {}  # every table of a pair, whichever side each sits on
     for t, lineup in enumerate(schedule.tables):
         if lineup[0] != lineup[1]:
             pairs.setdefault((min(lineup[0], lineup[1]), max(lineup[0], lineup[1])), []).append(t)
+    tested: list[tuple[int, int]] = []
     for (a, b), tables in pairs.items():
         rows = np.isin(schedule.table, tables) & results.played
         n = int(rows.sum())
@@ -167,25 +222,23 @@ def head_to_head(config: TournamentConfig, schedule: Schedule, results: Results)
         s = float(a_score.sum())
         totals = np.bincount(schedule.deal[rows], weights=a_score, minlength=schedule.deals)
         per_count = np.bincount(schedule.deal[rows], minlength=schedule.deals)
-        per_deal = totals[per_count > 0] / per_count[per_count > 0]
-        if per_deal.size < 2:
-            p = 1.0
-        elif per_deal.std() > 0:
-            p = float(ttest_1samp(per_deal, 0.5).pvalue)
-        else:  # the same score on every deal: an exact sign test over the deals (none if an even split)
-            p = 1.0 if per_deal[0] == 0.5 else min(1.0, 2.0 ** (1 - per_deal.size))
+        p = clustered_p_value(totals, per_count)
         for x, y, sx, tx in ((a, b, s, totals), (b, a, n - s, per_count - totals)):
             games[x, y] = n
             score[x, y] = sx / n
             low[x, y], high[x, y] = clustered_wilson(tx, per_count)
             p_value[x, y] = p
+        tested.append((a, b))
+    for (a, b), adjusted in zip(tested, holm([float(p_value[a, b]) for a, b in tested]), strict=True):
+        p_holm[a, b] = p_holm[b, a] = adjusted
     return {
         "labels": labels,
         "score": score.tolist(),
         "ci_low": low.tolist(),
         "ci_high": high.tolist(),
         "games": games.tolist(),
-        "paired_p_value": p_value.tolist(),
+        "p_value": p_value.tolist(),
+        "p_value_holm": p_holm.tolist(),
     }
 
 
