@@ -83,6 +83,28 @@ def test_a_head_to_head_p_value_agrees_with_its_interval_and_is_holm_adjusted():
     assert "Holm-adjusted" in str(table.title)
 
 
+def test_a_difference_uses_each_rows_clustered_standard_error():
+    import math
+
+    later = {"win_rate": 0.60, "games": 1000, "ci_low": 0.55, "ci_high": 0.65}
+    earlier = {"win_rate": 0.50, "games": 1000, "ci_low": 0.47, "ci_high": 0.53}
+    diff, low, high = stats.difference(later, earlier)
+    half = stats.Z95 * math.hypot(0.10 / (2 * stats.Z95), 0.06 / (2 * stats.Z95))
+    assert diff == pytest.approx(0.10) and high - diff == pytest.approx(half) and diff - low == pytest.approx(half)
+    assert half == pytest.approx(math.hypot(0.05, 0.03))  # each half-width, combined as independent
+    bare = {"win_rate": 0.5, "games": 400}  # no interval (older data): the binomial error
+    assert stats.interval_se(bare) == pytest.approx(0.025)
+
+    from tournament.ablation import compare
+    from tournament.exploitability import change
+
+    assert change(later, earlier) == stats.difference(later, earlier)
+    rows = [{"name": "base", "baseline": True, "game": "tricks", "players": 4, **earlier}]
+    rows.append({"name": "new", "baseline": False, "game": "tricks", "players": 4, **later})
+    compare(rows)
+    assert (rows[1]["delta"], rows[1]["delta_low"], rows[1]["delta_high"]) == stats.difference(later, earlier)
+
+
 def test_an_interval_on_fewer_than_ten_deals_comes_with_a_warning():
     cfg = config(games=12)  # 2 seatings: 6 deals
     summary = stats.summarise(cfg, *played(cfg))

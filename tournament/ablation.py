@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-import math
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ from envs.core import dataclass_from_mapping
 from envs.games import game as game_info
 from tournament.config import MAX_GAMES
 from tournament.report import ROWS_CSV, ROWS_JSON, check_outputs, reported_rows, save_figure, write_study
-from tournament.stats import Z95, holm, p_from_interval
+from tournament.stats import difference, holm, p_from_interval
 
 ROW_KEYS = ("name", "label", "config", "overrides", "baseline", "against", "replicate")
 PLOT = "ablations.png"  # beside the rows in the data folder
@@ -320,17 +319,16 @@ def reference(r: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any
 
 
 def compare(results: list[dict[str, Any]]) -> None:
-    """Each row's difference to the row it is compared to, with a 95% interval (the two win rates'
-    standard errors combined as if independent: see the report's note on shared deals)."""
+    """Each row's difference to the row it is compared to, with a 95% interval: the two rows'
+    deal-clustered standard errors (read from their intervals, :func:`tournament.stats.difference`)
+    combined as if independent; see the report's note on shared deals."""
     for r in results:
         base = reference(r, results)
         r["compared_to"] = base["name"] if base is not None and base is not r else None
         if base is None or base is r:
             r["delta"] = r["delta_low"] = r["delta_high"] = None
             continue
-        se = math.hypot(*(math.sqrt(x["win_rate"] * (1 - x["win_rate"]) / x["games"]) for x in (r, base)))
-        d = r["win_rate"] - base["win_rate"]
-        r["delta"], r["delta_low"], r["delta_high"] = d, d - Z95 * se, d + Z95 * se
+        r["delta"], r["delta_low"], r["delta_high"] = difference(r, base)
 
 
 def _spec(spec: Any) -> str:
@@ -533,9 +531,10 @@ def markdown(
         "data holds is taken from that data ('from the data').",
         "",
         "Each row is compared to its table's baseline, or to the row it names ('vs ...': a change to that row's "
-        "recipe). The interval combines the two rows' standard errors as if independent; the rows share "
+        "recipe). The interval combines the two rows' standard errors as if independent, each row's "
+        "clustered by deal as its own interval is (its half-width over 1.96); the rows also share "
         "their deals, which in classic UNO makes it conservative (a deal's games are negatively correlated "
-        "there), while in the trick game, whose deals weigh more, it can be somewhat too narrow. "
+        "there), while in the trick game, whose deals weigh more, it may still be somewhat narrow. "
         "'obs' is the observation size the agent was trained on (a verdict between "
         "rows trained on different layouts says so); `drop_obs=[...]` trains today's layout with the named "
         "fields hidden (the network sees zeros there).",

@@ -45,6 +45,23 @@ def p_from_interval(estimate: float, low: float, high: float) -> float:
     return 2 * (1 - NormalDist().cdf(abs(estimate) / se))
 
 
+def interval_se(row: dict[str, Any]) -> float:
+    """The standard error a row's 95% interval stands for, ``(ci_high - ci_low) / (2 * 1.96)``:
+    the deal-clustered one of :func:`clustered_wilson`, which a binomial ``sqrt(p (1 - p) / n)``
+    understates in the trick game. A row without an interval (older data) gives the binomial."""
+    if row.get("ci_low") is None or row.get("ci_high") is None:
+        return float(np.sqrt(row["win_rate"] * (1 - row["win_rate"]) / row["games"]))
+    return (row["ci_high"] - row["ci_low"]) / (2 * Z95)
+
+
+def difference(later: dict[str, Any], earlier: dict[str, Any]) -> tuple[float, float, float]:
+    """``later``'s win rate minus ``earlier``'s with a 95% interval: each row's clustered
+    standard error (:func:`interval_se`) combined as if the rows were independent."""
+    diff = later["win_rate"] - earlier["win_rate"]
+    half = Z95 * float(np.hypot(interval_se(later), interval_se(earlier)))
+    return diff, diff - half, diff + half
+
+
 def holm(p_values: list[float]) -> list[float]:
     """Holm's step-down adjustment: p-values that can be read at 5% all at once (the chance
     that any of a family's true "no difference" is called a difference stays under 5%)."""
