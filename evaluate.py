@@ -89,6 +89,22 @@ def run(config: TournamentConfig, console: Console, label: str = "games", backen
     return summary
 
 
+def games_played(asked: int, played: int, deals: int) -> str:
+    """Why a tournament plays more games than asked: whole duplicate deals only."""
+    per_deal = played // deals
+    return (
+        f"{asked:,} games asked: {played:,} played, {deals:,} duplicate deal{'s' * (deals != 1)} of {per_deal:,} "
+        "(every deal is played in every seating of every table)"
+    )
+
+
+def study_command(path: Path, overrides: list[str]) -> str:
+    """The command a study's report names as its source: the ``--config`` file actually read
+    and the overrides it ran with (never a YAML's ``command:`` or the study's default, which
+    name another file once the config is copied or the default is left out)."""
+    return " ".join(["python evaluate.py --config", shlex.quote(str(path)), *map(shlex.quote, overrides)])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, default=None, help="YAML config (default: configs/eval/default.yaml)")
@@ -121,10 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                 verb = "does" if len(ignored) == 1 else "do"
                 raise ValueError(f"{' and '.join(ignored)} {verb} not apply to a study config ({path}): leave it out")
             study = merge(data, parse_overrides(args.overrides))
-            if args.overrides and "command" not in parse_overrides(args.overrides):
-                # the report names the command that made it: with the overrides it ran with
-                base = study.get("command") or f"python evaluate.py --config {path}"
-                study["command"] = " ".join([base, *map(shlex.quote, args.overrides)])
+            study["command"] = study_command(path, args.overrides)
             if study.get("study") == "exploitability":
                 from tournament.exploitability import run_study
             elif study.get("study") == "ablation":

@@ -105,6 +105,22 @@ def test_a_difference_uses_each_rows_clustered_standard_error():
     assert (rows[1]["delta"], rows[1]["delta_low"], rows[1]["delta_high"]) == stats.difference(later, earlier)
 
 
+def test_a_study_report_names_the_config_file_it_read(tmp_path, monkeypatch):
+    import shutil
+
+    import evaluate
+    from tournament import ablation
+
+    copy = tmp_path / "my ablations.yaml"
+    shutil.copy(ROOT / "configs/eval/ablations.yaml", copy)
+    seen = {}
+    monkeypatch.setattr(ablation, "run_study", lambda study, console: seen.update(study) or 0)
+    assert evaluate.main(["--config", str(copy), "train=false", "games=10"]) == 0
+    assert seen["command"] == f"python evaluate.py --config '{copy}' train=false games=10"
+    assert evaluate.main(["--config", str(copy)]) == 0  # no overrides: still the file read, not the default
+    assert seen["command"] == f"python evaluate.py --config '{copy}'"
+
+
 def test_an_interval_on_fewer_than_ten_deals_comes_with_a_warning():
     cfg = config(games=12)  # 2 seatings: 6 deals
     summary = stats.summarise(cfg, *played(cfg))

@@ -56,7 +56,7 @@ class AblationConfig:
     seed: int = 7  # ...dealt from this seed (the same deals for every row of a table)
     report: str = "docs/ablations.md"
     data: str = "docs/ablations"
-    command: str = "python evaluate.py --config configs/eval/ablations.yaml"
+    command: str = "python evaluate.py --config configs/eval/ablations.yaml"  # evaluate.py: the --config read
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> AblationConfig:

@@ -62,7 +62,7 @@ class BluffStudyConfig:
     seed: int = 0
     report: str = "docs/bluff_study.md"
     data: str = "docs/bluff_study"
-    command: str = "python evaluate.py --config configs/eval/bluff_study.yaml"
+    command: str = "python evaluate.py --config configs/eval/bluff_study.yaml"  # evaluate.py: the --config read
     # Learned play (tournament.bluff_learners): the agents surveyed against `base`...
     agents: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # {label, policy, players}
     survey_games: int = 20_000
