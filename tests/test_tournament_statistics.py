@@ -132,6 +132,51 @@ def test_an_interval_on_fewer_than_ten_deals_comes_with_a_warning():
     assert stats.summarise(cfg, *played(cfg))["notes"] == []
 
 
+def test_outputs_are_written_together_and_the_folder_only_when_they_are(tmp_path, monkeypatch):
+    from tournament import report
+
+    cfg = config(games=40, ratings="openskill")
+    summary = stats.summarise(cfg, *played(cfg))
+    folder = tmp_path / "new" / "out"
+    report.check_output_files(folder)
+    assert not (tmp_path / "new").exists()  # checked before the games, made when written
+    paths = report.write_outputs(summary, folder)
+    assert [p.name for p in paths] == [
+        "tournament.json",
+        "tournament.csv",
+        "tournament_win_rates.png",
+        "tournament_head_to_head.png",
+    ]
+    before = {p: p.read_bytes() for p in paths}
+    calls = []
+
+    def fail_second(fig):  # the heatmap fails to draw, after the win rates' plot
+        calls.append(fig)
+        if len(calls) == 2:
+            raise RuntimeError("no plot")
+        return b"new png"
+
+    monkeypatch.setattr(report, "_png", fail_second)
+    summary["games"] = -1
+    with pytest.raises(RuntimeError, match="no plot"):
+        report.write_outputs(summary, folder)
+    assert {p: p.read_bytes() for p in paths} == before
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in paths)  # no temporaries left
+
+
+def test_a_missing_number_is_an_empty_csv_cell_as_the_json_null():
+    import csv
+    import io
+    import json
+
+    from tournament import report
+
+    summary = {"entrants": [{"entrant": "a", "win_rate": float("nan"), "games": 0}], "ratings": []}
+    rows = list(csv.DictReader(io.StringIO(report.entrants_csv(summary))))
+    assert rows == [{"entrant": "a", "win_rate": "", "games": "0"}]
+    assert json.loads(json.dumps(report.json_ready(summary)))["entrants"][0]["win_rate"] is None
+
+
 def test_a_table_of_one_size_is_named_as_one():
     with pytest.raises(ValueError, match=r"players: the tricks table seats 4, got 2"):
         TournamentConfig.from_mapping({"game": "tricks", "players": 2})

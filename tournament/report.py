@@ -7,6 +7,8 @@ import dataclasses
 import io
 import json
 import math
+import os
+import secrets
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -139,8 +141,8 @@ def entrants_csv(summary: dict[str, Any]) -> str:
     rows = []
     for row in summary["entrants"]:
         r = ratings.get(row["entrant"], {})
-        rows.append({**row, **{f"rating_{k}": v for k, v in r.items() if k != "entrant"}})
-    out = io.StringIO()
+        rows.append(json_ready({**row, **{f"rating_{k}": v for k, v in r.items() if k != "entrant"}}))
+    out = io.StringIO()  # a missing number (NaN, null in the JSON) is an empty cell
     writer = csv.DictWriter(out, fieldnames=list(rows[0]))
     writer.writeheader()
     writer.writerows(rows)
@@ -154,27 +156,50 @@ def output_files(folder: str | Path, stem: str = "tournament") -> list[Path]:
 
 def check_output_files(folder: str | Path, stem: str = "tournament") -> None:
     """Before the games: the folder and each of :func:`output_files` can be written
-    (``ValueError`` naming ``output`` otherwise); the folder is made."""
-    check_writable(folder, "output")
+    (``ValueError`` naming ``output`` otherwise); nothing is created until the outputs are written."""
+    check_writable(folder, "output", create=False)
     for path in output_files(folder, stem):
         check_file_writable(path, "output")
 
 
 def write_outputs(summary: dict[str, Any], folder: Path, stem: str = "tournament") -> list[Path]:
-    """``<stem>.json``, ``<stem>.csv`` and the PNG plots in ``folder``; returns the paths. Every
-    path is checked before anything is written, so a failure leaves earlier outputs as they were."""
+    """``<stem>.json``, ``<stem>.csv`` and the PNG plots in ``folder`` (made now if missing);
+    returns the paths. Everything is rendered, then written to temporaries, and only then
+    renamed into place, so a failure on the way leaves the earlier outputs as they were."""
     check_output_files(folder, stem)
-    paths = output_files(folder, stem)[:2]
-    data = json.dumps(json_ready(summary), indent=2, allow_nan=False) + "\n"  # made before anything is
-    table = entrants_csv(summary)  # written: a failure leaves the earlier outputs as they were
-    plots = plot_summary(summary, folder, stem)
-    write_atomic(paths[0], data)
-    write_atomic(paths[1], table)
-    return paths + plots
+    paths = output_files(folder, stem)
+    files = {
+        paths[0]: (json.dumps(json_ready(summary), indent=2, allow_nan=False) + "\n").encode(),
+        paths[1]: entrants_csv(summary).encode(),
+        **plot_summary(summary, folder, stem),
+    }
+    _publish(files)
+    if paths[3] not in files:  # an earlier tournament's heatmap in this folder would read as this one's
+        paths[3].unlink(missing_ok=True)
+    return list(files)
 
 
-def plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path]:
-    """Win rates (and ratings) with error bars; the head-to-head heatmap for two-sided tables."""
+def _publish(files: dict[Path, bytes]) -> None:
+    """Write every file to a temporary beside it, then rename them all: a failure while writing
+    removes the temporaries and leaves every file as it was. A replaced file keeps its permissions."""
+    written: dict[Path, Path] = {}
+    try:
+        for path, data in files.items():
+            tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")  # swept if left (envs.atomic)
+            written[path] = write_atomically(tmp, data)
+            if path.is_file():
+                tmp.chmod(path.stat().st_mode & 0o777)
+    except BaseException:
+        for tmp in written.values():
+            tmp.unlink(missing_ok=True)
+        raise
+    for path, tmp in written.items():
+        os.replace(tmp, path)
+
+
+def plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> dict[Path, bytes]:
+    """Win rates (and ratings) with error bars; the head-to-head heatmap for two-sided tables:
+    each PNG's path and bytes, written by the caller."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -184,11 +209,22 @@ def plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path]
         return _plot_summary(summary, folder, stem)
 
 
-def _plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path]:
+def _png(fig: Any) -> bytes:
+    """A figure as PNG bytes (as :func:`envs.atomic.save_figure` draws it), closed."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> dict[Path, bytes]:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    paths = []
+    pngs = {}
     rows = sorted(summary["entrants"], key=lambda r: r["win_rate"])
     ratings = {r["entrant"]: r for r in summary.get("ratings", [])}
     panels = 2 if ratings else 1
@@ -211,7 +247,7 @@ def _plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path
         ax.errorbar(mu, y, xerr=sigma, fmt="s", capsize=4, color="tab:orange")
         ax.set_yticks(y, [""] * len(rows))
         ax.set_xlabel("OpenSkill rating (mu ± sigma, means over game orders)")
-    paths.append(save_figure(fig, output_files(folder, stem)[2]))
+    pngs[output_files(folder, stem)[2]] = _png(fig)
 
     h2h = summary.get("head_to_head")
     if h2h:
@@ -230,10 +266,8 @@ def _plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> list[Path
         ax.set_yticks(range(len(labels)), labels)
         ax.set_title("row's score against column")
         fig.colorbar(im, ax=ax)
-        paths.append(save_figure(fig, output_files(folder, stem)[3]))
-    else:  # an earlier tournament's heatmap in this folder would read as this one's
-        output_files(folder, stem)[3].unlink(missing_ok=True)
-    return paths
+        pngs[output_files(folder, stem)[3]] = _png(fig)
+    return pngs
 
 
 def _p_value(p: float | None) -> str:
@@ -250,7 +284,7 @@ def write_rows(folder: Path, stem: str, rows: list[dict[str, Any]], fields: list
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows(json_ready(rows))  # NaN: an empty cell, as the JSON's null
     write_atomic(paths[1], out.getvalue())
     return paths
 
