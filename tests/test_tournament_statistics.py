@@ -177,6 +177,19 @@ def test_a_missing_number_is_an_empty_csv_cell_as_the_json_null():
     assert json.loads(json.dumps(report.json_ready(summary)))["entrants"][0]["win_rate"] is None
 
 
+def test_the_decision_limit_names_draw_anytime_only_under_those_rules():
+    from tournament.runner import too_long
+
+    plain = too_long(config(max_decisions=50))
+    assert plain == (
+        "a game has gone 50 decisions without an end (max_decisions reached); stopped instead of running forever. "
+        "Raise max_decisions for matches that long"
+    )
+    endless = too_long(config(max_decisions=50, rules={"draw_anytime": True, "must_play_drawn": False}))
+    assert endless.startswith(plain) and "with draw_anytime and must_play_drawn=false" in endless
+    assert "draw_anytime" not in too_long(config(max_decisions=50, rules={"draw_anytime": True}))
+
+
 def test_a_table_of_one_size_is_named_as_one():
     with pytest.raises(ValueError, match=r"players: the tricks table seats 4, got 2"):
         TournamentConfig.from_mapping({"game": "tricks", "players": 2})

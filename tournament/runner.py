@@ -97,6 +97,23 @@ def chosen(schedule: Schedule, k: int, actions: Any, n: int) -> np.ndarray:
     return out
 
 
+def too_long(config: TournamentConfig) -> str:
+    """Why a tournament stopped at ``max_decisions``: the limit was reached; the rules that let
+    players never end a game are named only where they are on (under the default rules a game
+    that long is a policy's doing or a very long match, not theirs)."""
+    text = (
+        f"a game has gone {config.max_decisions:,} decisions without an end (max_decisions reached); stopped "
+        "instead of running forever. Raise max_decisions for matches that long"
+    )
+    rules = config.rules_object()
+    if getattr(rules, "draw_anytime", False) and not getattr(rules, "must_play_drawn", True):
+        text += (
+            ". The rules set no limit on a game's length: with draw_anytime and must_play_drawn=false, players "
+            "who only draw and keep never end a game once both piles are empty"
+        )
+    return text
+
+
 def play_shard(
     config: TournamentConfig,
     schedule: Schedule,
@@ -158,12 +175,7 @@ def play_shard(
             raise IllegalActionError(f"policy {schedule.policy_specs[acting[game]]!r}: {err}") from None
         decisions += 1
         if decisions.max() > config.max_decisions:
-            raise RuntimeError(
-                f"a game has gone {config.max_decisions:,} decisions without an end (max_decisions): the rules set "
-                "no limit on a game's length, and these policies keep it going (with draw_anytime and "
-                "must_play_drawn=false, players who only draw and keep never end it once both piles are empty); "
-                "stopped instead of running forever. Raise max_decisions for matches that long"
-            )
+            raise RuntimeError(too_long(config))
         if tally.hands:
             hand_points += eng.hand_points
             hands += eng.hand_ended
