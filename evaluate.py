@@ -48,6 +48,13 @@ def run(config: TournamentConfig, console: Console, label: str = "games", backen
     notes = table_notes(config.game, schedule.policy_specs, config.rules, config.players)  # a team's members
     for note in notes:  # before the games: a reader of a long run sees it at once
         console.print(f"[yellow]note[/]: {note}")
+    twice = sorted({t for t in schedule.tables if schedule.tables.count(t) > 1})
+    if twice:  # most likely a slip in lineups: each copy plays every deal again, and counts
+        names = "; ".join(", ".join(schedule.entrants[e].label for e in t) for t in twice)
+        notes.append(f"lineups lists the same table more than once ({names}): each copy plays and counts every deal")
+        console.print(f"[yellow]note[/]: {notes[-1]}")
+    if schedule.num_games != config.games:  # whole deals, every seating of every table
+        console.print(f"[yellow]note[/]: {games_played(config.games, schedule.num_games, schedule.deals)}")
     if not kernels_cached(config.game):  # else the bar sits at 0 for a minute and looks frozen
         console.print(COMPILING)
         seconds = warm_up(config.game, config.players, config.rules)  # not counted in the games/s below

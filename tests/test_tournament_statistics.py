@@ -132,6 +132,38 @@ def test_an_interval_on_fewer_than_ten_deals_comes_with_a_warning():
     assert stats.summarise(cfg, *played(cfg))["notes"] == []
 
 
+def test_games_rounded_up_to_whole_deals_are_announced_and_one_deal_reads_so(tmp_path):
+    from rich.console import Console
+
+    import evaluate
+    from tournament import report
+
+    assert evaluate.games_played(25, 48, 2) == (
+        "25 games asked: 48 played, 2 duplicate deals of 24 (every deal is played in every seating of every table)"
+    )
+    assert evaluate.games_played(5, 24, 1).startswith("5 games asked: 24 played, 1 duplicate deal of 24 ")
+    console = Console(record=True, width=300)
+    cfg = load_config("configs/eval/default.yaml", ["games=5", "ratings=none"])
+    summary = evaluate.run(cfg, console)
+    text = console.export_text()
+    assert "5 games asked: 24 played, 1 duplicate deal of 24" in text
+    report.print_report(summary, console)
+    assert "24 games (1 duplicate deal x 24 games" in console.export_text()
+
+
+def test_the_same_table_twice_is_noted():
+    from rich.console import Console
+
+    import evaluate
+
+    cfg = config(lineups=[["random", "heuristic"], ["random", "heuristic"]], games=8)
+    summary = evaluate.run(cfg, Console(record=True, width=300))
+    assert (
+        "lineups lists the same table more than once (random, heuristic): each copy plays and counts every deal"
+        in summary["notes"]
+    )
+
+
 def test_outputs_are_written_together_and_the_folder_only_when_they_are(tmp_path, monkeypatch):
     from tournament import report
 

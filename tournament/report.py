@@ -34,8 +34,9 @@ def leaderboard(summary: dict[str, Any]) -> Table:
     sides = game_info(game).sides(summary["players"])
     what = "teams" if game_info(game).teams else f"{summary['players']} players"
     table = Table(
-        title=f"{game}: {what}, {summary['games']:,} games ({summary['deals']:,} duplicate deals "
-        f"x {summary['games_per_deal']} games: {_tables(summary)} in every seating), fair share {1 / sides:.3f}"
+        title=f"{game}: {what}, {summary['games']:,} games ({summary['deals']:,} duplicate "
+        f"deal{'s' * (summary['deals'] != 1)} x {summary['games_per_deal']} games: {_tables(summary)} in every "
+        f"seating), fair share {1 / sides:.3f}"
     )
     tally = tally_of(game)
     columns = ["#", "entrant", "games", "win rate", "95% CI", *tally.columns(rows)]
@@ -238,7 +239,7 @@ def _plot_summary(summary: dict[str, Any], folder: Path, stem: str) -> dict[Path
     ax.errorbar(rate, y, xerr=err, fmt="o", capsize=4)
     ax.axvline(rows[0]["fair_share"], color="grey", linestyle="--", label="fair share")
     ax.set_yticks(y, [r["entrant"] for r in rows])
-    ax.set_xlabel("win rate (95% Wilson interval)")
+    ax.set_xlabel("win rate (95% Wilson interval, clustered by deal)")
     ax.legend(loc="lower right")
     if ratings:
         ax = axes[0, 1]
