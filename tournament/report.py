@@ -65,8 +65,8 @@ def _ratings_caption(ratings: list[dict[str, Any]]) -> str:
     """What the ratings column is: OpenSkill rates games one at a time, so the order counts."""
     orders = ratings[0].get("orders", 1) if ratings else 1
     return (
-        f"OpenSkill mu and sigma: means over {orders} shuffled orders of the games (rating_orders); "
-        "order sd: the standard deviation of mu across those orders"
+        f"OpenSkill mu, sigma: means over {orders} orders of the games (rating_orders); "
+        "order sd: the sd of mu across them"
     )
 
 
@@ -75,9 +75,9 @@ def head_to_head_table(summary: dict[str, Any]) -> Table | None:
     if not h2h:
         return None
     labels = h2h["labels"]
-    table = Table(
-        title="head to head: row's score against column (p-value of an even score from the deal-clustered "
-        "standard error of the 95% interval, Holm-adjusted over the matrix's pairs)"
+    table = Table(  # the p-value: an even score's, from the interval's deal-clustered error (stats.head_to_head)
+        title="head to head: row's score against column (p of an even score, deal-clustered as the 95% "
+        "intervals, Holm-adjusted over the pairs)"
     )
     table.add_column("")
     for label in labels:
