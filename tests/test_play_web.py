@@ -35,6 +35,7 @@ def test_options_and_page(client: TestClient) -> None:
     assert options["uno"]["default_opponent"] == options["tricks"]["default_opponent"] == "heuristic"
     page = client.get("/")
     assert page.status_code == 200 and "game.js" in page.text
+    assert 'id="start" type="button" class="primary" disabled' in page.text  # until the form is built
     assert client.get("/static/game.js").status_code == 200
     assert client.get("/score/").status_code == 200  # Score Buddy is served by the same app
 

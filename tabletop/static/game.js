@@ -588,6 +588,7 @@ async function buildGames() {
 (async function init() {
   await buildGames();
   await buildSeats();
+  $("#start").disabled = false; // the form is built: a Deal before would find no game chosen
   if (tableId) { // a reload resumes the table the server still holds
     try {
       const data = await api(`/api/state?id=${encodeURIComponent(tableId)}`);
