@@ -40,6 +40,11 @@ def relabelled(eng: UnoEngine, perm: tuple[int, ...]) -> UnoEngine:
     return twin
 
 
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per game."""
+    return np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1)
+
+
 @pytest.mark.parametrize(
     "players, rules",
     [
@@ -50,10 +55,10 @@ def relabelled(eng: UnoEngine, perm: tuple[int, ...]) -> UnoEngine:
     ],
 )
 def test_relabelled_games_see_relabelled_views_and_play_on_as_twins(players: int, rules: dict) -> None:
-    """Random play in 512 games; every 7 steps a relabelled copy is checked for every seat's
+    """Random play in 256 games; every 7 steps a relabelled copy is checked for every seat's
     view and mask, then both step 12 moves (the copy the relabelled move) and are checked again,
     until a game ends (the next deal shuffles the deck as printed: no twin of the other's)."""
-    eng = UnoEngine(512, players, UnoRules.from_dict(rules), seed=players)
+    eng = UnoEngine(256, players, UnoRules.from_dict(rules), seed=players)
     obs, mask = eng.reset()
     rng = np.random.default_rng(players)
     checked = 0
@@ -70,7 +75,7 @@ def test_relabelled_games_see_relabelled_views_and_play_on_as_twins(players: int
                     np.testing.assert_array_equal(to[twins], o[twins][:, sources])
                     np.testing.assert_array_equal(tm[twins][:, targets], m[twins])
                 o, m = copy.observe()
-                actions = np.array([rng.choice(np.flatnonzero(row)) for row in m])
+                actions = random_legal(m, rng)
                 _, _, rewards, done = copy.step(actions)
                 own = twin.observe()[1].argmax(axis=1)  # a game dealt again: any legal move of its own
                 _, _, twin_rewards, twin_done = twin.step(np.where(twins, targets[actions], own))
@@ -78,9 +83,9 @@ def test_relabelled_games_see_relabelled_views_and_play_on_as_twins(players: int
                 np.testing.assert_array_equal(twin_done[twins], done[twins])
                 twins &= ~done
                 checked += int(twins.sum())
-        actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask])
+        actions = random_legal(mask, rng)
         obs, mask, _, _ = eng.step(actions)
-    assert checked > 17 * 12 * 400  # game-moves checked as twins
+    assert checked > 17 * 12 * 200  # game-moves checked as twins
 
 
 def test_the_canonical_order_is_one_for_all_twins() -> None:
