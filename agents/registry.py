@@ -185,6 +185,14 @@ def split_spec(spec: str | Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     raise ValueError(f"a policy spec is a name or a mapping with 'name' and parameters, got {spec!r}")
 
 
+def spec_mapping(spec: str | Mapping[str, Any]) -> dict[str, Any]:
+    """A policy spec in its mapping form, ``{"name": ..., **params}``: what a caller that adds
+    keys (a ``label``) builds on, so that the short ``"agent:m.pt"`` reaches a tournament as
+    ``{"name": "agent", "checkpoint": "m.pt"}``, not as the name of outside code."""
+    name, params = split_spec(spec)
+    return {"name": name, **params}
+
+
 def check_label(label: object) -> None:
     """A label names an entrant in tables, files and lineups: a non-empty text (YAML reads
     ``label: 5`` or ``label: 2024-01-01`` as a number or a date, which would not match a lineup)."""

@@ -314,3 +314,19 @@ def test_the_studys_scale_is_measured_against_the_target_not_the_runs_first_oppo
     scale = reference(row, "heuristic", 400, Console(quiet=True))
     against = {r["opponent"]: r["win_rate"] for r in evaluate_policy(cfg, "heuristic", games=400)}
     assert scale["win_rate"] == against["first_legal"] != against["random"]
+
+
+def test_a_target_in_the_short_agent_form_is_evaluated_like_its_mapping(tmp_path):
+    """``target: agent:<path>`` (and the same in eval_opponents) reaches the evaluation's
+    tournament as ``{name: agent, checkpoint: <path>}``, not as the name of outside code."""
+    from agents.best_response import read_result
+    from tournament.eval_opponents import evaluate_policy
+
+    agent = save_checkpoint(tmp_path / "target.pt", PPOTrainer(tiny(seed=3)).agent_payload())
+    assert _train(*TINY_BR, f"log_dir={tmp_path}", f"target=agent:{agent}") == 0
+    result = read_result(tmp_path / "br")
+    assert result["target"] == f"agent:{agent}" and result["target_label"] == "target"
+    assert [p["update"] for p in result["curve"]] == [0, 2, 4]
+    cfg = tiny(eval_opponents=[f"agent:{agent}", {"name": "agent", "checkpoint": str(agent)}, "random"])
+    short, mapping, _ = evaluate_policy(cfg, f"agent:{agent}", games=16)
+    assert {k: v for k, v in short.items() if k != "opponent"} == {k: v for k, v in mapping.items() if k != "opponent"}

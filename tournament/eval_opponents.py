@@ -20,7 +20,7 @@ def evaluate_policy(cfg: Any, player: Any, seed: int = EVAL_SEED, games: int | N
     against team in the trick game (``games``: at least that many, default ``eval_games``).
     Any policy spec may take the agent's place (a scale for the studies' figures: what
     ``heuristic`` scores against a best response's target)."""
-    from agents.registry import spec_label
+    from agents.registry import spec_label, spec_mapping
     from tournament.runner import run_tournament
     from tournament.schedule import build_schedule
     from tournament.stats import summarise
@@ -30,7 +30,7 @@ def evaluate_policy(cfg: Any, player: Any, seed: int = EVAL_SEED, games: int | N
     for spec in cfg.eval_opponents:
         label = spec_label(spec)
         other = label if label != "agent" else "opponent"
-        opponent = {"name": spec, "label": other} if isinstance(spec, str) else {**spec, "label": other}
+        opponent = {**spec_mapping(spec), "label": other}
         players = cfg.players
         teams = game_info(cfg.game).teams
         lineup = ["agent", other] if teams else ["agent"] + [other] * (players - 1)
@@ -39,7 +39,7 @@ def evaluate_policy(cfg: Any, player: Any, seed: int = EVAL_SEED, games: int | N
                 "game": cfg.game,
                 "players": players,
                 "rules": cfg.rules,
-                "policies": [{**({"name": player} if isinstance(player, str) else player), "label": "agent"}, opponent],
+                "policies": [{**spec_mapping(player), "label": "agent"}, opponent],
                 "lineups": None if teams else [lineup],
                 "seating": "rotations",
                 "games": games,
