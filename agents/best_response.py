@@ -27,8 +27,12 @@ from envs.games import game as game_info
 
 RESULT = "best_response.json"
 PROGRESS = "best_response_progress.json"
-# Keys that say where a run writes or how fast it runs, not what it learns: left out of the digest.
-PLACE_KEYS = ("log_dir", "run_name", "export", "checkpoint_every", "torch_threads")
+# Keys that say where a run writes, not what it learns: left out of the digest.
+PLACE_KEYS = ("log_dir", "run_name", "export", "checkpoint_every")
+#: Keys once left out of the digest, with the value every run that recorded one then used: at it
+#: they are still left out (those digests stand), any other value is in the digest. torch_threads
+#: is one: another thread count sums the network's floats in another order, so other weights.
+ONCE_LEFT_OUT: dict[str, Any] = {"torch_threads": 1}
 #: Config keys added after runs recorded their digests, with their defaults (no change to training).
 ADDED_KEYS: dict[str, Any] = {
     "drop_obs": [],
@@ -52,7 +56,8 @@ def config_digest(cfg: Any, changes: list[dict[str, Any]] | None = None) -> str:
     and ``changes``, the configs it trained under before (a run resumed with another config,
     :func:`agents.training_checkpoint.config_changes`: not the straight run of ``cfg``)."""
     data = {k: v for k, v in cfg.to_dict().items() if k not in PLACE_KEYS}
-    for key, default in ADDED_KEYS.items():  # at its default, a key added later leaves old digests as they were
+    # at its default (its old value), a key added (or kept) later leaves old digests as they were
+    for key, default in (ADDED_KEYS | ONCE_LEFT_OUT).items():
         if data.get(key) == default:
             data.pop(key)
     from agents.registry import files_read

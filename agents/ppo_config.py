@@ -113,7 +113,7 @@ class PPOConfig:
     # Running
     seed: int = 1  # games, network and sampling: the same seed, the same run
     device: str = "auto"  # auto (cuda when there is one) | cpu | cuda | cuda:N
-    torch_threads: int = 0  # CPU threads of torch (0: torch's default)
+    torch_threads: int = 0  # CPU threads of torch (0: torch's default); another count, other weights
     # Where experience is collected: here, or by Ray rollout actors (train.py --backend ray)
     backend: str = "local"  # local | ray (the learner stays in the driver either way)
     num_rollout_actors: int = 2  # ray: actors, each stepping num_games / num_rollout_actors games

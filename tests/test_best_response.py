@@ -76,7 +76,9 @@ def test_resume_refuses_a_changed_target(tmp_path):
 
 def test_the_config_digest_follows_what_decides_the_result(tmp_path):
     base = config_digest(tiny(target="random"))
-    assert config_digest(tiny(target="random", log_dir=str(tmp_path), run_name="x", torch_threads=2)) == base
+    assert config_digest(tiny(target="random", log_dir=str(tmp_path), run_name="x", checkpoint_every=3)) == base
+    assert config_digest(tiny(target="random", torch_threads=2)) != base  # other threads, other weights
+    assert config_digest(tiny(target="random", torch_threads=0)) != base
     assert config_digest(tiny(target="random", total_steps=4096)) != base
     assert config_digest(tiny(target="first_legal")) != base
     agent = tmp_path / "target.pt"
@@ -330,3 +332,46 @@ def test_a_target_in_the_short_agent_form_is_evaluated_like_its_mapping(tmp_path
     cfg = tiny(eval_opponents=[f"agent:{agent}", {"name": "agent", "checkpoint": str(agent)}, "random"])
     short, mapping, _ = evaluate_policy(cfg, f"agent:{agent}", games=16)
     assert {k: v for k, v in short.items() if k != "opponent"} == {k: v for k, v in mapping.items() if k != "opponent"}
+
+
+def _digest_before_threads_counted(cfg: PPOConfig) -> str:
+    """The digest as it was when torch_threads was left out of it whatever its value (no files read)."""
+    import hashlib
+
+    place = ("log_dir", "run_name", "export", "checkpoint_every", "torch_threads")
+    data = {k: v for k, v in cfg.to_dict().items() if k not in place}
+    data = {k: v for k, v in data.items() if k not in ADDED_KEYS or v != ADDED_KEYS[k]}
+    text = json.dumps({"config": data, "checkpoints": {}}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_run_on_one_torch_thread_keeps_the_digest_it_had_before_threads_counted():
+    """Every study config trains on one thread: their recorded digests (runs reused by it) stand."""
+    from train import load_training_config
+
+    cfg = load_training_config(Path("configs/best_response/uno_2p_random.yaml"), [])
+    assert cfg.torch_threads == 1
+    assert config_digest(cfg) == "4bba3d761c94bb80c978668fffdbdf6d58d81934c226f0ded7d971cc0feb7943"  # before the change
+    for path in ("configs/uno_2p_ppo.yaml", "configs/best_response/uno_2p_first_legal.yaml"):
+        cfg = load_training_config(Path(path), ["torch_threads=1"])
+        assert config_digest(cfg) == _digest_before_threads_counted(cfg)
+    assert config_digest(tiny(torch_threads=2)) != _digest_before_threads_counted(tiny(torch_threads=2))
+
+
+def test_a_resume_on_another_thread_count_is_a_recorded_config_change(tmp_path):
+    """Another torch_threads gives other weights from the same checkpoint: not the straight run."""
+    import torch
+
+    from agents.learned import load_checkpoint
+
+    threads = torch.get_num_threads()
+    path = save_checkpoint(tmp_path / "checkpoint.pt", PPOTrainer(tiny(target="random")).state_dict())
+    try:
+        trainer = PPOTrainer(tiny(target="random", torch_threads=2))  # sets the process's threads
+    finally:
+        torch.set_num_threads(threads)
+    trainer.load_state_dict(load_checkpoint(path, "uno"))
+    assert trainer.config_changes == [{"update": 0, "changes": {"torch_threads": [1, 2]}}]
+    same = PPOTrainer(tiny(target="random"))
+    same.load_state_dict(load_checkpoint(path, "uno"))
+    assert same.config_changes == []
