@@ -47,15 +47,43 @@ from envs.atomic import check_file_writable, check_writable
 from envs.config import merge, parse_overrides, read_yaml
 
 
-def load_training_config(path: Path | None, overrides: list[str], saved: dict[str, Any] | None = None) -> Any:
+def load_training_config(
+    path: Path | None, overrides: list[str], saved: dict[str, Any] | None = None, resumed_from: Path | None = None
+) -> Any:
     """The config of a YAML file (``path``; the run named after it unless it says), or the
-    ``saved`` one of a checkpoint, changed by ``key=value`` overrides."""
+    ``saved`` one of a checkpoint, changed by ``key=value`` overrides. A resumed run
+    (``resumed_from``: its checkpoint) stays in the checkpoint's folder, wherever the command
+    runs and whatever ``--config`` names, unless ``log_dir=``/``run_name=`` overrides say
+    otherwise (a branch of the run, :func:`branch_note`)."""
     from agents.ppo import PPOConfig
 
-    data = merge(read_yaml(path) if path is not None else dict(saved or {}), parse_overrides(overrides))
+    given = parse_overrides(overrides)
+    data = merge(read_yaml(path) if path is not None else dict(saved or {}), given)
     if path is not None:
         data.setdefault("run_name", path.stem)
+    if resumed_from is not None:
+        data |= {k: v for k, v in checkpoint_folder(resumed_from).items() if k not in given}
     return PPOConfig.from_mapping(data)
+
+
+def checkpoint_folder(checkpoint: Path) -> dict[str, str]:
+    """``log_dir`` and ``run_name`` of the folder a checkpoint lies in (relative as given, so
+    ``runs/x/checkpoint.pt`` keeps ``log_dir: runs``)."""
+    folder = Path(checkpoint).parent
+    if folder.name in ("", ".", ".."):  # no name to keep: the folder as it really is
+        folder = folder.resolve()
+    return {"log_dir": str(folder.parent), "run_name": folder.name}
+
+
+def branch_note(cfg: Any, resumed_from: Path | None) -> str | None:
+    """What to say when a resume writes elsewhere than its checkpoint's folder: only
+    ``log_dir=``/``run_name=`` overrides do that, to branch the run into a folder of its own."""
+    if resumed_from is None:
+        return None
+    own, here = Path(resumed_from).parent, run_files(cfg)[0]
+    if own.resolve() == here.resolve():
+        return None
+    return f"branching the run: {resumed_from} (run folder {own}) continues in {here}, as log_dir/run_name say"
 
 
 def evaluate_agent(
@@ -112,7 +140,11 @@ def main(argv: list[str] | None = None) -> int:
         "--config", type=Path, help="YAML training config, e.g. configs/uno_2p_ppo.yaml (--resume: the checkpoint's)"
     )
     parser.add_argument(
-        "--resume", type=Path, default=None, help="a run's checkpoint.pt to continue (its own config, or --config's)"
+        "--resume",
+        type=Path,
+        default=None,
+        help="a run's checkpoint.pt to continue (its own config, or --config's) in its own folder "
+        "(log_dir=/run_name= branch it into another)",
     )
     parser.add_argument(
         "--overwrite", action="store_true", help="replace the run already in the run folder (default: refuse)"
@@ -169,7 +201,8 @@ def check_command(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any] | 
             raise ValueError(f"{args.resume} is an exported agent (weights only), not a training checkpoint")
     if args.config is None and resume is None:
         raise ValueError("--config names the training config (or --resume a checkpoint, whose own config it continues)")
-    cfg = load_training_config(args.config, args.overrides, resume["trainer"]["config"] if resume else None)
+    saved = resume["trainer"]["config"] if resume else None
+    cfg = load_training_config(args.config, args.overrides, saved, args.resume)
     if resume is not None:
         check_game(resume, args.resume, cfg.game)
     if args.address is not None and cfg.backend != "ray":
@@ -333,6 +366,9 @@ def train(
     teacher = cfg.imitation_teacher if cfg.imitation_steps else None
     specs = [s for s in (cfg.target, *cfg.opponents, *cfg.eval_opponents, teacher) if s is not None]
     for note in table_notes(cfg.game, specs, cfg.rules, cfg.players):
+        console.print(f"[yellow]note[/]: {note}")
+    note = branch_note(cfg, resumed_from)
+    if note is not None:
         console.print(f"[yellow]note[/]: {note}")
     changed = trainer.config_changes[-1] if trainer.config_changes else None
     if resume is not None and changed is not None and changed["update"] == trainer.update_count:

@@ -392,3 +392,50 @@ def test_a_folder_without_a_checkpoint_is_not_offered_to_resume(tmp_path: Path, 
     err = refused(capsys, f"log_dir={tmp_path}", "run_name=r")
     assert "already holds a run (TensorBoard logs): replace it with --overwrite" in err
     assert "--resume" not in err.split("error:")[1]
+
+
+def _stopped_run(log_dir: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> Path:
+    """A run ``tiny`` in ``log_dir`` stopped after its first update (checkpointed): its checkpoint."""
+    import agents.ppo
+
+    update = agents.ppo.PPOTrainer.update
+
+    def stop_after_1(self, *a, **kw):
+        if self.update_count == 1:
+            raise KeyboardInterrupt
+        return update(self, *a, **kw)
+
+    monkeypatch.setattr(agents.ppo.PPOTrainer, "update", stop_after_1)
+    with pytest.raises(KeyboardInterrupt):
+        train(f"log_dir={log_dir}", "run_name=tiny", "checkpoint_every=1", *args)
+    monkeypatch.setattr(agents.ppo.PPOTrainer, "update", update)
+    return log_dir / "tiny" / "checkpoint.pt"
+
+
+def test_a_resume_continues_in_the_checkpoints_folder_wherever_it_runs(tmp_path: Path, monkeypatch, capsys) -> None:
+    """The saved log_dir is relative to where the run began: a resume from another folder, or
+    with --config and no run_name, still continues the run in its own folder, not in a fork."""
+    repo = Path.cwd()
+    monkeypatch.chdir(tmp_path)
+    checkpoint = _stopped_run(Path("runs"), monkeypatch, "--config", str(repo / "configs/uno_2p_ppo.yaml"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(["--resume", str(tmp_path / checkpoint)]) == 0
+    assert json.loads((tmp_path / "runs" / "tiny" / "run.json").read_text())["updates"] == 2
+    assert list(elsewhere.iterdir()) == []  # no runs/tiny here
+    monkeypatch.chdir(repo)
+    config = ["--config", "configs/uno_2p_ppo.yaml", *TINY[2:], "total_steps=384"]
+    assert main([*config, "--resume", str(tmp_path / checkpoint)]) == 0  # not runs/uno_2p_ppo
+    assert json.loads((tmp_path / "runs" / "tiny" / "run.json").read_text())["updates"] == 3
+    assert "branching" not in capsys.readouterr().out
+
+
+def test_log_dir_or_run_name_on_a_resume_branches_the_run_and_says_so(tmp_path: Path, monkeypatch, capsys) -> None:
+    checkpoint = _stopped_run(tmp_path, monkeypatch)
+    capsys.readouterr()
+    assert train("--resume", str(checkpoint), "run_name=branch") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"branching the run: {checkpoint} (run folder {tmp_path / 'tiny'}) continues in {tmp_path / 'branch'}" in out
+    assert json.loads((tmp_path / "branch" / "run.json").read_text())["updates"] == 2
+    assert not (tmp_path / "tiny" / "run.json").exists()  # the branched-from run is as it was
