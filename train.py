@@ -21,7 +21,8 @@ then not the straight run's, so no study takes it for one. Each evaluation's age
 only) goes to ``<run>/agent.pt``, and the final one also to ``export`` when the run ends (an
 existing file there is replaced only with ``--overwrite``, which also removes the replaced
 run's checkpoint and agent). Every check comes before anything is written: a refused command
-deletes nothing and creates no folder.
+deletes nothing and creates no folder. One trainer at a time holds a run folder (its ``lock``
+file, :mod:`agents.run_lock`): a second is refused.
 
 A config with ``target: <policy spec>`` (``configs/best_response/``) trains a **best
 response**: a fresh learner against that policy alone, held fixed on every other seat. It is
@@ -35,6 +36,7 @@ share), at the end on ``final_eval_games`` duplicate deals, and writes
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -159,31 +161,42 @@ def main(argv: list[str] | None = None) -> int:
     if not console.is_terminal:  # a log file or a test: whole lines
         console = Console(width=200)
     try:
-        cfg, trainer, resume, stale = check_command(args)
+        cfg, trainer, resume, _ = check_command(args)
     except (ValueError, RuntimeError) as err:
         parser.error(str(err))
-    started = False
-    try:
+    with contextlib.ExitStack() as stack:  # Ray shut down and the run folder's lock released, whatever happens
         collect = None
         if cfg.backend == "ray":
             from agents.ray_rollout import RayCollector
             from tournament.ray_backend import connect
 
             try:
-                started = connect(args.address)
+                if connect(args.address):
+                    stack.callback(shutdown_ray)
                 collect = RayCollector(trainer)
             except RuntimeError as err:
                 parser.error(str(err))
         try:  # every check has passed: only now is anything deleted or created
-            prepare_run_files(cfg, stale)
+            hold_run_folder(cfg, stack)
+            # checked again under the lock: a trainer that held the folder until now may have left a run
+            prepare_run_files(cfg, plan_run_files(cfg, args.resume, overwrite=args.overwrite))
         except (ValueError, OSError) as err:
             parser.error(str(err))
         return train(cfg, trainer, args.resume, resume, collect, console)
-    finally:
-        if started:
-            import ray
 
-            ray.shutdown()
+
+def shutdown_ray() -> None:
+    import ray
+
+    ray.shutdown()
+
+
+def hold_run_folder(cfg: Any, stack: contextlib.ExitStack) -> None:
+    """Make the run folder and hold its lock until ``stack`` closes (:mod:`agents.run_lock`):
+    a second trainer of the same run is refused instead of writing into the same files."""
+    from agents.run_lock import run_lock
+
+    stack.enter_context(run_lock(check_writable(run_files(cfg)[0], "log_dir")))
 
 
 def check_command(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any] | None, list[Path]]:

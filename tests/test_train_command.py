@@ -439,3 +439,53 @@ def test_log_dir_or_run_name_on_a_resume_branches_the_run_and_says_so(tmp_path: 
     assert f"branching the run: {checkpoint} (run folder {tmp_path / 'tiny'}) continues in {tmp_path / 'branch'}" in out
     assert json.loads((tmp_path / "branch" / "run.json").read_text())["updates"] == 2
     assert not (tmp_path / "tiny" / "run.json").exists()  # the branched-from run is as it was
+
+
+def test_a_second_trainer_of_a_run_folder_is_refused_while_the_first_holds_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    import os
+    import socket
+
+    from agents.run_lock import run_lock
+
+    (tmp_path / "r").mkdir()
+    with run_lock(tmp_path / "r") as lock:  # a trainer of run r, alive (this process)
+        assert lock.read_text() == f"{os.getpid()} {socket.gethostname()}\n"
+        before = snapshot(tmp_path)
+        err = refused(capsys, f"log_dir={tmp_path}", "run_name=r")
+        assert (
+            f"{tmp_path / 'r'} is in use by another trainer (process {os.getpid()} on {socket.gethostname()}, " in err
+        )
+        assert "wait for it to end, or name another run with run_name=..." in err
+        assert snapshot(tmp_path) == before
+    assert not lock.exists()
+    assert train(f"log_dir={tmp_path}", "run_name=r") == 0  # free again
+    assert not (tmp_path / "r" / "lock").exists()
+
+
+def test_a_killed_trainers_lock_is_taken_over_and_a_stopped_one_leaves_none(tmp_path: Path, monkeypatch) -> None:
+    import os
+    import socket
+    import subprocess
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a process that has ended: its lock is stale
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "lock").write_text(f"{gone.pid} {socket.gethostname()}\n")
+    import agents.ppo
+
+    update = agents.ppo.PPOTrainer.update
+    seen = []
+
+    def stopped(self, *a, **kw):  # Ctrl-C during the second update
+        seen.append((tmp_path / "r" / "lock").read_text())
+        if self.update_count == 1:
+            raise KeyboardInterrupt
+        return update(self, *a, **kw)
+
+    monkeypatch.setattr(agents.ppo.PPOTrainer, "update", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        train(f"log_dir={tmp_path}", "run_name=r", "checkpoint_every=1")
+    assert seen == [f"{os.getpid()} {socket.gethostname()}\n"] * 2  # held while it trained
+    assert not (tmp_path / "r" / "lock").exists()  # and released by the stop
