@@ -489,3 +489,27 @@ def test_a_killed_trainers_lock_is_taken_over_and_a_stopped_one_leaves_none(tmp_
         train(f"log_dir={tmp_path}", "run_name=r", "checkpoint_every=1")
     assert seen == [f"{os.getpid()} {socket.gethostname()}\n"] * 2  # held while it trained
     assert not (tmp_path / "r" / "lock").exists()  # and released by the stop
+
+
+def test_two_evaluation_opponents_never_share_a_label(tmp_path: Path) -> None:
+    """Two runs' agent.pt (both labelled by the file's name) would write one TensorBoard tag and one curve line."""
+    from agents.ppo import PPOTrainer
+    from agents.registry import spec_label
+    from agents.training_curves import read_curve
+    from tournament.eval_opponents import opponent_labels
+    from train import load_training_config
+
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        cfg = load_training_config(Path("configs/uno_2p_ppo.yaml"), [*TINY[2:], f"seed={len(name)}"])
+        save_checkpoint(tmp_path / name / "agent.pt", PPOTrainer(cfg).agent_payload())
+    specs = [f"agent:{tmp_path}/a/agent.pt", f"agent:{tmp_path}/b/agent.pt", "heuristic", "heuristic"]
+    assert opponent_labels(specs) == ["a/agent", "b/agent", "heuristic", "heuristic_2"]
+    assert opponent_labels([{"name": "random", "label": "x"}, {"name": "heuristic", "label": "x"}]) == ["x", "x_2"]
+    for path in sorted(Path("configs").glob("*.yaml")) + sorted(Path("configs/best_response").glob("*.yaml")):
+        cfg = load_training_config(path, [])  # every shipped training config keeps its labels
+        old = [spec_label(s) if spec_label(s) != "agent" else "opponent" for s in cfg.eval_opponents]
+        assert opponent_labels(cfg.eval_opponents) == old
+    opponents = f"eval_opponents=[{', '.join(specs[:3])}]"
+    assert train(f"log_dir={tmp_path}", "run_name=r", opponents, "eval_every=1", "eval_games=16") == 0
+    assert sorted(read_curve(tmp_path / "r")["curves"]) == ["a/agent", "b/agent", "heuristic"]

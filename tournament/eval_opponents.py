@@ -4,6 +4,7 @@ and the one the studies (ablations, best responses) report for their rows."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from envs.games import game as game_info
@@ -20,16 +21,14 @@ def evaluate_policy(cfg: Any, player: Any, seed: int = EVAL_SEED, games: int | N
     against team in the trick game (``games``: at least that many, default ``eval_games``).
     Any policy spec may take the agent's place (a scale for the studies' figures: what
     ``heuristic`` scores against a best response's target)."""
-    from agents.registry import spec_label, spec_mapping
+    from agents.registry import spec_mapping
     from tournament.runner import run_tournament
     from tournament.schedule import build_schedule
     from tournament.stats import summarise
 
     games = games or cfg.eval_games
     rows = []
-    for spec in cfg.eval_opponents:
-        label = spec_label(spec)
-        other = label if label != "agent" else "opponent"
+    for spec, other in zip(cfg.eval_opponents, opponent_labels(cfg.eval_opponents), strict=True):
         opponent = {**spec_mapping(spec), "label": other}
         players = cfg.players
         teams = game_info(cfg.game).teams
@@ -53,3 +52,41 @@ def evaluate_policy(cfg: Any, player: Any, seed: int = EVAL_SEED, games: int | N
         row = next(r for r in summary["entrants"] if r["entrant"] == "agent")
         rows.append({"opponent": other, **{k: row[k] for k in ("games", "win_rate", "ci_low", "ci_high")}})
     return rows
+
+
+def opponent_labels(specs: list[Any]) -> list[str]:
+    """Each evaluation opponent's label (``eval/win_rate_vs_<label>``, the curve's lines), one
+    per opponent: two that shared one (two runs' ``agent.pt``, a policy named twice) would
+    overwrite each other's points. A label is the spec's own (``opponent`` for one that says
+    ``agent``, the evaluated player's); where several share it, an agent's gets its checkpoint's
+    folder in front (``run_a/agent``), and a label still taken then gets ``_2``, ``_3``, ... in
+    list order (an opponent's own ``label`` gets no folder, only a number if another has it)."""
+    from agents.registry import spec_label
+
+    labels = [spec_label(spec) for spec in specs]
+    labels = ["opponent" if label == "agent" else label for label in labels]
+    shared = [labels.count(label) > 1 for label in labels]
+    labels = [
+        (_in_folder(s) or label) if twice else label for s, label, twice in zip(specs, labels, shared, strict=True)
+    ]
+    taken, unique = {"agent"}, []
+    for label in labels:
+        n, name = 1, label
+        while name in taken:
+            n += 1
+            name = f"{label}_{n}"
+        taken.add(name)
+        unique.append(name)
+    return unique
+
+
+def _in_folder(spec: Any) -> str:
+    """An agent's label with its checkpoint's folder in front (``run_a/agent``); "" for another
+    policy, or an agent that names its own label."""
+    from agents.registry import AGENT, spec_label, split_spec
+
+    name, params = split_spec(spec)
+    if name != AGENT or "label" in params or not isinstance(params.get("checkpoint"), str):
+        return ""
+    folder = Path(params["checkpoint"]).parent.name
+    return f"{folder}/{spec_label(spec)}" if folder else ""
