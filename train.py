@@ -39,6 +39,7 @@ import argparse
 import contextlib
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -89,31 +90,69 @@ def branch_note(cfg: Any, resumed_from: Path | None) -> str | None:
 
 
 def evaluate_agent(
-    cfg: Any, agent_path: Path, seed: int | None = None, games: int | None = None
+    cfg: Any,
+    agent_path: Path,
+    seed: int | None = None,
+    games: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """The agent against each evaluation opponent, on duplicate deals in every seating:
     head to head at two seats, one agent and n-1 copies of the opponent at bigger tables,
-    team against team in the trick game (``games``: at least that many, default ``eval_games``)."""
+    team against team in the trick game (``games``: at least that many, default ``eval_games``;
+    ``progress(done, total)``: the games as they finish)."""
     from tournament.eval_opponents import EVAL_SEED, evaluate_policy
 
     spec = {"name": "agent", "checkpoint": str(agent_path)}
-    return evaluate_policy(cfg, spec, EVAL_SEED if seed is None else seed, games)
+    return evaluate_policy(cfg, spec, EVAL_SEED if seed is None else seed, games, progress)
 
 
-def warm_start(cfg: Any, trainer: Any, writer: Any, progress: Any) -> None:
+#: Where the output is no terminal, a stage's lines come at most this often (seconds): a stage
+#: of seconds says nothing more than its result.
+LINE_SECONDS = 10.0
+
+
+class Stage:
+    """A stage of the run (the warm start, an evaluation) on the progress bar, and where the
+    output is no terminal (a log file), which shows no bar, as a line at each tenth of it
+    (at most every :data:`LINE_SECONDS`)."""
+
+    def __init__(self, progress: Progress, description: str, total: int | None = None) -> None:
+        self.progress, self.description, self.total = progress, description, total
+        self.task = progress.add_task(description, total=total, status="")
+        self.lines = not progress.console.is_terminal
+        self.tenths = 0  # tenths of the stage said so far
+        self.said = time.perf_counter()  # when the last line was (or the stage began)
+        self.status = ""
+
+    def update(self, done: int, total: int | None = None, status: str = "") -> None:
+        self.total, self.status = total or self.total, status
+        self.progress.update(self.task, completed=done, total=self.total, status=status)
+        tenths = 10 * done // self.total if self.total else 0
+        if self.lines and tenths > self.tenths and time.perf_counter() - self.said >= LINE_SECONDS:
+            self.tenths, self.said = tenths, time.perf_counter()
+            said = f"{self.description}: {done:,}/{self.total:,}" + (f", {status}" if status else "")
+            self.progress.console.print(said)
+
+    def close(self) -> None:
+        """Off the bar (an evaluation's task would stay there, finished, for the rest of the run)."""
+        self.progress.remove_task(self.task)
+
+
+def warm_start(cfg: Any, trainer: Any, writer: Any, progress: Progress) -> None:
     """Imitate the teacher for ``imitation_steps`` decisions before PPO starts."""
     from agents.registry import make_policy
 
     teacher = make_policy(cfg.game, cfg.imitation_teacher, seed=cfg.seed, rules=cfg.rules)
-    rounds = max(1, cfg.imitation_steps // (cfg.num_games * cfg.num_steps))
-    task = progress.add_task(f"imitating {cfg.imitation_teacher}", total=rounds, status="")
+    per_round = cfg.num_games * cfg.num_steps
+    rounds = max(1, cfg.imitation_steps // per_round)
+    stage = Stage(progress, f"imitating {cfg.imitation_teacher} (rounds)", rounds)
     for i in range(1, rounds + 1):
         stats = trainer.imitate(teacher)
         for tag, value in stats.items():
             writer.add_scalar(tag, value, i)
-        progress.update(task, completed=i, status=f"accuracy {stats['imitation/accuracy']:.3f}")
+        stage.update(i, status=f"accuracy {stats['imitation/accuracy']:.3f}")
     progress.console.print(
-        f"warm start: {rounds} rounds imitating {cfg.imitation_teacher}, {progress.tasks[task].fields['status']}"
+        f"warm start: {rounds} rounds imitating {cfg.imitation_teacher}, {progress.tasks[stage.task].fields['status']}"
     )
 
 
@@ -431,7 +470,9 @@ def train(
         """The agent now against the eval opponents, logged; a best response's curve gets a point."""
         began = time.perf_counter()
         save_checkpoint(agent, trainer.agent_payload())
-        results = evaluate_agent(cfg, agent, games=games)
+        stage = Stage(progress, f"evaluating update {trainer.update_count} (games)")
+        results = evaluate_agent(cfg, agent, games=games, progress=stage.update)
+        stage.close()
         for r in results:
             writer.add_scalar(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"], trainer.global_step)
         line = ", ".join(

@@ -513,3 +513,27 @@ def test_two_evaluation_opponents_never_share_a_label(tmp_path: Path) -> None:
     opponents = f"eval_opponents=[{', '.join(specs[:3])}]"
     assert train(f"log_dir={tmp_path}", "run_name=r", opponents, "eval_every=1", "eval_games=16") == 0
     assert sorted(read_curve(tmp_path / "r")["curves"]) == ["a/agent", "b/agent", "heuristic"]
+
+
+def test_a_log_hears_of_the_warm_start_and_the_evaluations_as_they_go(monkeypatch, tmp_path: Path, capsys) -> None:
+    """Output to a file shows no progress bar: lines at each tenth instead (here at once, LINE_SECONDS 0)."""
+    import train as train_module
+
+    monkeypatch.setattr(train_module, "LINE_SECONDS", 0.0)
+    args = (
+        "imitation_steps=512",
+        "eval_every=2",
+        "eval_games=16",
+        "final_eval_games=16",
+        "eval_opponents=[random, heuristic]",
+    )
+    assert train(f"log_dir={tmp_path}", "run_name=r", *args) == 0
+    out = capsys.readouterr().out
+    rounds = [line for line in out.splitlines() if line.startswith("imitating heuristic (rounds): ")]
+    assert [line.split(",")[0] for line in rounds] == [f"imitating heuristic (rounds): {i}/4" for i in range(1, 5)]
+    assert "accuracy" in rounds[0]
+    games = [line for line in out.splitlines() if line.startswith("evaluating update 2 (games): ")]
+    assert games[-1] == "evaluating update 2 (games): 32/32" and len(games) >= 2
+    monkeypatch.setattr(train_module, "LINE_SECONDS", 3600.0)  # a short stage says nothing more than its result
+    assert train(f"log_dir={tmp_path}", "run_name=q", *args) == 0
+    assert "(rounds): " not in (out := capsys.readouterr().out) and "(games): " not in out

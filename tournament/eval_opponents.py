@@ -4,6 +4,7 @@ and the one the studies (ablations, best responses) report for their rows."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,43 +16,62 @@ from tournament.config import TournamentConfig
 EVAL_SEED = 12345
 
 
-def evaluate_policy(cfg: Any, player: Any, seed: int = EVAL_SEED, games: int | None = None) -> list[dict[str, Any]]:
+def evaluate_policy(
+    cfg: Any,
+    player: Any,
+    seed: int = EVAL_SEED,
+    games: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[dict[str, Any]]:
     """``player`` (a policy spec) against each of ``cfg.eval_opponents`` in every seating: head
     to head at two seats, one ``player`` and n-1 copies of the opponent at bigger tables, team
     against team in the trick game (``games``: at least that many, default ``eval_games``).
     Any policy spec may take the agent's place (a scale for the studies' figures: what
-    ``heuristic`` scores against a best response's target)."""
-    from agents.registry import spec_mapping
+    ``heuristic`` scores against a best response's target). ``progress(done, total)`` hears
+    of the games as they finish, all opponents' together."""
     from tournament.runner import run_tournament
     from tournament.schedule import build_schedule
     from tournament.stats import summarise
 
-    games = games or cfg.eval_games
-    rows = []
+    rows, done = [], 0
     for spec, other in zip(cfg.eval_opponents, opponent_labels(cfg.eval_opponents), strict=True):
-        opponent = {**spec_mapping(spec), "label": other}
-        players = cfg.players
-        teams = game_info(cfg.game).teams
-        lineup = ["agent", other] if teams else ["agent"] + [other] * (players - 1)
-        config = TournamentConfig.from_mapping(
-            {
-                "game": cfg.game,
-                "players": players,
-                "rules": cfg.rules,
-                "policies": [{**spec_mapping(player), "label": "agent"}, opponent],
-                "lineups": None if teams else [lineup],
-                "seating": "rotations",
-                "games": games,
-                "batch": min(4096, games),
-                "seed": seed,
-                "ratings": "none",
-            }
-        )
+        config = _tournament(cfg, player, spec, other, seed, games)
         schedule = build_schedule(config)
-        summary = summarise(config, schedule, run_tournament(config, schedule))
+        total = len(cfg.eval_opponents) * schedule.num_games  # every opponent's tournament has the same games
+
+        def finished(n: int, total: int = total) -> None:
+            nonlocal done
+            done += n
+            if progress is not None:
+                progress(done, total)
+
+        summary = summarise(config, schedule, run_tournament(config, schedule, on_games=finished))
         row = next(r for r in summary["entrants"] if r["entrant"] == "agent")
         rows.append({"opponent": other, **{k: row[k] for k in ("games", "win_rate", "ci_low", "ci_high")}})
     return rows
+
+
+def _tournament(cfg: Any, player: Any, spec: Any, other: str, seed: int, games: int | None) -> TournamentConfig:
+    """The tournament of ``player`` (labelled ``agent``) against one evaluation opponent."""
+    from agents.registry import spec_mapping
+
+    teams = game_info(cfg.game).teams
+    lineup = ["agent", other] if teams else ["agent"] + [other] * (cfg.players - 1)
+    games = games or cfg.eval_games
+    return TournamentConfig.from_mapping(
+        {
+            "game": cfg.game,
+            "players": cfg.players,
+            "rules": cfg.rules,
+            "policies": [{**spec_mapping(player), "label": "agent"}, {**spec_mapping(spec), "label": other}],
+            "lineups": None if teams else [lineup],
+            "seating": "rotations",
+            "games": games,
+            "batch": min(4096, games),
+            "seed": seed,
+            "ratings": "none",
+        }
+    )
 
 
 def opponent_labels(specs: list[Any]) -> list[str]:
