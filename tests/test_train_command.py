@@ -249,11 +249,11 @@ def test_a_best_response_killed_in_its_final_evaluation_resumes_with_its_curve(
     args += [*TINY[2:], "eval_every=1", "eval_games=50"]
     real, calls = train.evaluate_agent, []
 
-    def killed_in_the_last(cfg, agent, games=None):  # the 3rd evaluation: after update 2, the last
+    def killed_in_the_last(cfg, agent, games=None, **kw):  # the 3rd evaluation: after update 2, the last
         calls.append(games)
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real(cfg, agent, games=games)
+        return real(cfg, agent, games=games, **kw)
 
     monkeypatch.setattr(train, "evaluate_agent", killed_in_the_last)
     with pytest.raises(KeyboardInterrupt):
