@@ -145,6 +145,11 @@ def warm_start(cfg: Any, trainer: Any, writer: Any, progress: Progress) -> None:
     teacher = make_policy(cfg.game, cfg.imitation_teacher, seed=cfg.seed, rules=cfg.rules)
     per_round = cfg.num_games * cfg.num_steps
     rounds = max(1, cfg.imitation_steps // per_round)
+    if rounds * per_round != cfg.imitation_steps:
+        progress.console.print(
+            f"imitation_steps {cfg.imitation_steps:,} is not a whole number of rounds of {per_round:,} decisions "
+            f"(num_games x num_steps): imitating {rounds} rounds, {rounds * per_round:,} decisions"
+        )
     stage = Stage(progress, f"imitating {cfg.imitation_teacher} (rounds)", rounds)
     for i in range(1, rounds + 1):
         stats = trainer.imitate(teacher)
@@ -221,7 +226,19 @@ def main(argv: list[str] | None = None) -> int:
             prepare_run_files(cfg, plan_run_files(cfg, args.resume, overwrite=args.overwrite))
         except (ValueError, OSError) as err:
             parser.error(str(err))
-        return train(cfg, trainer, args.resume, resume, collect, console)
+        try:
+            return train(cfg, trainer, args.resume, resume, collect, console)
+        except KeyboardInterrupt:
+            console.print(f"\n[yellow]stopped[/]: {how_to_go_on(cfg)}")
+            raise
+
+
+def how_to_go_on(cfg: Any) -> str:
+    """After a stop (Ctrl-C): the command that continues the run from its last checkpoint."""
+    run_dir, checkpoint, _ = run_files(cfg)
+    if checkpoint.is_file():
+        return f"continue the run from its last checkpoint with: python train.py --resume {checkpoint}"
+    return f"no checkpoint was written yet: start again with --overwrite (its files in {run_dir} go)"
 
 
 def shutdown_ray() -> None:
@@ -255,6 +272,7 @@ def check_command(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any] | 
         raise ValueError("--config names the training config (or --resume a checkpoint, whose own config it continues)")
     saved = resume["trainer"]["config"] if resume else None
     cfg = load_training_config(args.config, args.overrides, saved, args.resume)
+    check_run_name(cfg.run_name)
     if resume is not None:
         check_game(resume, args.resume, cfg.game)
     if args.address is not None and cfg.backend != "ray":
@@ -269,6 +287,14 @@ def check_command(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any] | 
         trainer.load_state_dict(resume, str(args.resume))
         check_updates_left(cfg, trainer, args.resume)
     return cfg, trainer, resume, stale
+
+
+def check_run_name(name: str) -> None:
+    """A run has a folder of its own inside log_dir: a name of none ("", ".") or above it ("..")
+    would write the run straight into log_dir, among other runs' folders, or outside it."""
+    parts = Path(name).parts
+    if not name.strip() or not parts or Path(name).is_absolute() or ".." in parts:
+        raise ValueError(f"run_name must name a folder inside log_dir (e.g. run_name=smoke), got {name!r}")
 
 
 def resumes_own_run(cfg: Any, resumed_from: Path | None) -> bool:

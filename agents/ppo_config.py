@@ -77,16 +77,12 @@ class PPOConfig:
     # Opponents
     target: Any = None  # a policy spec: a best response to it (self_play 0, opponents [target], no snapshots)
     self_play: float = 0.5  # share of games where every seat is the learner
-    opponents: list[Any] = dataclasses.field(
-        default_factory=lambda: ["random", "heuristic"]
-    )  # policy specs in the pool
+    opponents: list[Any] = dataclasses.field(default_factory=lambda: ["random", "heuristic"])  # the pool's policy specs
     snapshot_every: int = 25  # updates between frozen copies of the network added to the pool (0: none)
     pool_size: int = 8  # frozen copies kept (the oldest goes)
     # Network
     hidden: list[int] = dataclasses.field(default_factory=lambda: [256, 256])  # layer sizes of both heads' body
-    drop_obs: list[str] = dataclasses.field(
-        default_factory=list
-    )  # observation fields the network never sees (ablations)
+    drop_obs: list[str] = dataclasses.field(default_factory=list)  # observation fields hidden from the network
     fine_counts: int = 0  # k > 0: counts bounded above k also enter as min(x, k) / k (agents.network)
     critic: str = "view"  # view | oracle: advantages from a critic that also sees the hidden hands (training only)
     oracle_guide: float = 0.0  # share of the run over which the actor's view of the hidden hands fades out (0: none)
@@ -191,6 +187,9 @@ class PPOConfig:
             raise ValueError("belief_coef collects with the local backend only (the Ray actors record no hands)")
         for name, (low, high) in INTEGER_RANGES.items():
             value = getattr(self, name)
+            if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:  # total_steps=1e6
+                value = int(value)
+                setattr(self, name, value)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise ValueError(f"{name} must be an integer from {low:,} to {high:,}, got {shown_value(value)}")
         if self.num_games * self.num_steps > MAX_UPDATE_DECISIONS:
@@ -287,7 +286,9 @@ def resolve_device(name: str) -> torch.device:
     try:
         device = torch.device(name)
     except RuntimeError:
-        raise ValueError(f"device must be auto, cpu, cuda or cuda:N; got {name!r}") from None
+        device = None
+    if device is None or device.type not in ("cpu", "cuda"):  # meta, mps, ...: not devices a run trains on here
+        raise ValueError(f"device must be auto, cpu, cuda or cuda:N; got {name!r}")
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {name!r}: no CUDA device here (device: auto picks the CPU)")
     return device

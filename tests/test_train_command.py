@@ -537,3 +537,46 @@ def test_a_log_hears_of_the_warm_start_and_the_evaluations_as_they_go(monkeypatc
     monkeypatch.setattr(train_module, "LINE_SECONDS", 3600.0)  # a short stage says nothing more than its result
     assert train(f"log_dir={tmp_path}", "run_name=q", *args) == 0
     assert "(rounds): " not in (out := capsys.readouterr().out) and "(games): " not in out
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", "a/..", " "])
+def test_a_run_name_that_names_no_folder_of_its_own_is_refused(tmp_path: Path, capsys, name: str) -> None:
+    err = refused(capsys, f"log_dir={tmp_path / 'logs'}", f"run_name='{name}'")
+    assert f"run_name must name a folder inside log_dir (e.g. run_name=smoke), got {name!r}" in err
+    assert not (tmp_path / "logs").exists()
+
+
+def test_config_values_a_run_cannot_mean_are_refused_and_whole_floats_are_integers() -> None:
+    from agents.ppo import PPOConfig
+
+    for device in ("meta", "mps", "nosuch"):
+        with pytest.raises(ValueError, match=f"device must be auto, cpu, cuda or cuda:N; got '{device}'"):
+            PPOConfig.from_mapping({"device": device})
+    cfg = PPOConfig.from_mapping({"total_steps": 1e6, "seed": 7.0, "device": "cpu"})
+    assert (cfg.total_steps, cfg.seed) == (1_000_000, 7) and type(cfg.total_steps) is int and type(cfg.seed) is int
+    with pytest.raises(ValueError, match="num_games must be an integer from 1 to 1,000,000, got 2.5"):
+        PPOConfig.from_mapping({"num_games": 2.5})
+    with pytest.raises(ValueError, match="total_steps must be an integer from 1 to 10,000,000,000,000, got 1e\\+16"):
+        PPOConfig.from_mapping({"total_steps": 1e16})
+
+
+def test_the_warm_start_says_how_it_rounds_imitation_steps(tmp_path: Path, capsys) -> None:
+    assert train(f"log_dir={tmp_path}", "run_name=r", "imitation_steps=300") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert (
+        "imitation_steps 300 is not a whole number of rounds of 128 decisions (num_games x num_steps): "
+        "imitating 2 rounds, 256 decisions" in out
+    )
+
+
+def test_a_stopped_run_says_how_to_go_on(tmp_path: Path, monkeypatch, capsys) -> None:
+    checkpoint = _stopped_run(tmp_path, monkeypatch)  # Ctrl-C after the first update's checkpoint
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"stopped: continue the run from its last checkpoint with: python train.py --resume {checkpoint}" in out
+    assert not (tmp_path / "tiny" / "lock").exists()
+    _stopped_run(tmp_path, monkeypatch, "checkpoint_every=0", "--overwrite")  # no checkpoint before the stop
+    out = " ".join(capsys.readouterr().out.split())
+    assert (
+        f"stopped: no checkpoint was written yet: start again with --overwrite (its files in {tmp_path / 'tiny'} go)"
+        in out
+    )
