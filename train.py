@@ -148,7 +148,7 @@ def warm_start(cfg: Any, trainer: Any, writer: Any, progress: Progress) -> None:
     if rounds * per_round != cfg.imitation_steps:
         progress.console.print(
             f"imitation_steps {cfg.imitation_steps:,} is not a whole number of rounds of {per_round:,} decisions "
-            f"(num_games x num_steps): imitating {rounds} rounds, {rounds * per_round:,} decisions"
+            f"(num_games x num_steps): imitating {rounds} round{'s' * (rounds != 1)}, {rounds * per_round:,} decisions"
         )
     stage = Stage(progress, f"imitating {cfg.imitation_teacher} (rounds)", rounds)
     for i in range(1, rounds + 1):
@@ -157,7 +157,7 @@ def warm_start(cfg: Any, trainer: Any, writer: Any, progress: Progress) -> None:
             writer.add_scalar(tag, value, i)
         stage.update(i, status=f"accuracy {stats['imitation/accuracy']:.3f}")
     progress.console.print(
-        f"warm start: {rounds} rounds imitating {cfg.imitation_teacher}, {progress.tasks[stage.task].fields['status']}"
+        f"warm start: {rounds} round{'s' * (rounds != 1)} imitating {cfg.imitation_teacher}, {stage.status}"
     )
 
 
