@@ -229,15 +229,17 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return train(cfg, trainer, args.resume, resume, collect, console)
         except KeyboardInterrupt:
-            console.print(f"\n[yellow]stopped[/]: {how_to_go_on(cfg)}")
+            console.print(f"\n[yellow]stopped[/]: {how_to_go_on(cfg, args.resume)}")
             raise
 
 
-def how_to_go_on(cfg: Any) -> str:
+def how_to_go_on(cfg: Any, resumed_from: Path | None) -> str:
     """After a stop (Ctrl-C): the command that continues the run from its last checkpoint."""
     run_dir, checkpoint, _ = run_files(cfg)
     if checkpoint.is_file():
         return f"continue the run from its last checkpoint with: python train.py --resume {checkpoint}"
+    if resumed_from is not None:  # a branch stopped before its first checkpoint
+        return f"no checkpoint was written in {run_dir} yet: run the same command with --overwrite"
     return f"no checkpoint was written yet: start again with --overwrite (its files in {run_dir} go)"
 
 

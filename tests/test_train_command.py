@@ -574,6 +574,19 @@ def test_a_stopped_run_says_how_to_go_on(tmp_path: Path, monkeypatch, capsys) ->
     out = " ".join(capsys.readouterr().out.split())
     assert f"stopped: continue the run from its last checkpoint with: python train.py --resume {checkpoint}" in out
     assert not (tmp_path / "tiny" / "lock").exists()
+    import agents.ppo
+
+    def stop(self, *a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(agents.ppo.PPOTrainer, "update", stop)  # a branch stopped before its first checkpoint
+    with pytest.raises(KeyboardInterrupt):
+        main(["--resume", str(checkpoint), "run_name=branch"])
+    monkeypatch.undo()
+    out = " ".join(capsys.readouterr().out.split())
+    assert (
+        f"stopped: no checkpoint was written in {tmp_path / 'branch'} yet: run the same command with --overwrite" in out
+    )
     _stopped_run(tmp_path, monkeypatch, "checkpoint_every=0", "--overwrite")  # no checkpoint before the stop
     out = " ".join(capsys.readouterr().out.split())
     assert (
