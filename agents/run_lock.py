@@ -5,7 +5,9 @@ other's checkpoints and records, so the second is refused. The lock file is crea
 exclusively (``O_CREAT | O_EXCL``) and holds the trainer's process id and host; it goes when
 the trainer ends, by an error or Ctrl-C too. A lock whose process is gone on this host (a
 killed trainer) is stale and taken over; one of another host (a shared folder) cannot be
-checked from here, so it holds until it is deleted.
+checked from here, so it holds until it is deleted. (Two trainers that find one stale lock at
+the same instant could both take it over: one removes it, creates its own, and the other, still
+acting on the stale one, removes that; a narrow window, after a killed trainer only.)
 """
 
 from __future__ import annotations

@@ -471,6 +471,10 @@ def test_a_killed_trainers_lock_is_taken_over_and_a_stopped_one_leaves_none(tmp_
 
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()  # a process that has ended: its lock is stale
+    from agents.run_lock import holder_alive
+
+    assert not holder_alive(gone.pid, socket.gethostname())
+    assert holder_alive(gone.pid, "another-host")  # a lock of another host (a shared folder) holds
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "lock").write_text(f"{gone.pid} {socket.gethostname()}\n")
     import agents.ppo
