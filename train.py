@@ -501,8 +501,9 @@ def train(
         stage = Stage(progress, f"evaluating update {trainer.update_count} (games)")
         results = evaluate_agent(cfg, agent, games=games, progress=stage.update)
         stage.close()
-        for r in results:
-            writer.add_scalar(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"], trainer.global_step)
+        for r in results:  # the interval as the evaluation made it (clustered by deal), for the curves
+            for key in ("win_rate", "ci_low", "ci_high"):
+                writer.add_scalar(f"eval/{key}_vs_{r['opponent']}", r[key], trainer.global_step)
         line = ", ".join(
             f"{r['opponent']} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in results
         )

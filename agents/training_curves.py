@@ -1,6 +1,9 @@
 """Training curves: each evaluation's win rate against each opponent over the decisions trained,
-read back from a run's TensorBoard logs (``eval/win_rate_vs_<opponent>``), with 95% Wilson
-intervals from the number of games each evaluation played.
+read back from a run's TensorBoard logs (``eval/win_rate_vs_<opponent>``), with the 95%
+intervals the evaluations reported (``eval/ci_low_vs_<opponent>``, ``eval/ci_high_vs_<opponent>``:
+Wilson on the games' effective number, clustered by deal); logs written before those tags get
+plain Wilson intervals from the number of games each evaluation played, narrower where a
+deal's games move together (the trick game).
 
 ``train.py`` draws ``runs/<name>/curve.png`` at the end of every run that evaluates; the
 README's curves of the shipped agents are made from their runs by::
@@ -34,19 +37,30 @@ def read_curve(run_dir: str | Path) -> dict[str, Any]:
     logs.Reload()
     config, finished_at = _config(run_dir, logs)
     games, final = int(config.get("eval_games", 0)), int(config.get("final_eval_games", 0) or 0)
+    tags = set(logs.Tags().get("scalars", []))
+
+    def by_step(tag: str) -> dict[int, float]:
+        """One value per step, the latest written: a run resumed from an older checkpoint logs
+        the evaluations after it again."""
+        if tag not in tags:
+            return {}
+        return {int(e.step): float(e.value) for e in sorted(logs.Scalars(tag), key=lambda e: e.wall_time)}
+
     curves = {}
-    for tag in logs.Tags().get("scalars", []):
+    for tag in sorted(tags):
         if not tag.startswith(PREFIX):
             continue
-        # one point per step, the latest written: a run resumed from an older checkpoint logs
-        # the evaluations after it again
-        by_step = {int(e.step): float(e.value) for e in sorted(logs.Scalars(tag), key=lambda e: e.wall_time)}
+        opponent = tag[len(PREFIX) :]
+        lows, highs = by_step(f"eval/ci_low_vs_{opponent}"), by_step(f"eval/ci_high_vs_{opponent}")
         points = []
-        for step, value in sorted(by_step.items()):
+        for step, value in sorted(by_step(tag).items()):
             n = final if (final and step == finished_at) else games  # the final evaluation of a finished run
-            low, high = wilson(value * n, n) if n else (value, value)
+            if step in lows and step in highs:
+                low, high = lows[step], highs[step]
+            else:
+                low, high = wilson(value * n, n) if n else (value, value)
             points.append({"decisions": step, "win_rate": value, "ci_low": low, "ci_high": high, "games": n})
-        curves[tag[len(PREFIX) :]] = points
+        curves[opponent] = points
     return {"name": run_dir.name, "game": config.get("game"), "players": config.get("players"), "curves": curves}
 
 

@@ -296,6 +296,8 @@ def test_train_and_evaluate_command_lines(tmp_path):
     (curve,) = read_curve(run_dir)["curves"].values()
     assert [p["decisions"] for p in curve] == [1024, 2048] and all(p["games"] >= 200 for p in curve)
     assert all(p["ci_low"] <= p["win_rate"] <= p["ci_high"] for p in curve)
+    lows = [e.value for e in events.Scalars("eval/ci_low_vs_random")]  # the evaluation's own intervals
+    assert [p["ci_low"] for p in curve] == lows and len(events.Scalars("eval/ci_high_vs_random")) == 2
 
     proc = run("train.py", *common, "total_steps=2048")  # the same run again: refused, nothing replaced
     assert (
