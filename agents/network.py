@@ -101,6 +101,7 @@ class ActorCritic(nn.Module):
             from envs.uno.colours import symmetry_tables
 
             symmetry = symmetry_tables()
+            symmetry["weights"][dropped] = 0.0  # a hidden field must not order the colours either
         net = cls(module.OBS_SIZE, module.NUM_ACTIONS, hidden, high, fine, fine_counts, symmetry)
         net.obs_scale[dropped] = 0.0
         return net

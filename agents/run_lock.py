@@ -44,22 +44,33 @@ def take_lock(run_dir: Path) -> Path:
                 continue
             raise ValueError(held_message(path, holder)) from None
         with os.fdopen(fd, "w") as f:
-            f.write(f"{os.getpid()} {socket.gethostname()}\n")
+            f.write(f"{os.getpid()} {socket.gethostname()} {process_start(os.getpid())}\n")
         return path
     raise ValueError(held_message(path, lock_holder(path)))
 
 
-def lock_holder(path: Path) -> tuple[int, str] | None:
-    """The ``(pid, host)`` a lock file names, or None (gone, being written, or not a lock)."""
+def lock_holder(path: Path) -> tuple[int, str, str] | None:
+    """The ``(pid, host, start)`` a lock file names (``start``: the process's start time, "" in
+    an older lock), or None (gone, being written, or not a lock)."""
     try:
-        pid, host = path.read_text().split()
-        return int(pid), host
-    except (OSError, ValueError):
+        pid, host, *start = path.read_text().split()
+        return int(pid), host, start[0] if start else ""
+    except (OSError, ValueError, IndexError):
         return None
 
 
-def holder_alive(pid: int, host: str) -> bool:
-    """Whether a lock's process may still run: on this host, whether it exists; on another, yes."""
+def process_start(pid: int) -> str:
+    """When process ``pid`` started, in clock ticks since boot (Linux), or "" where unknown: a
+    pid taken again by a later process (a restarted container's trainer) starts at another time."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def holder_alive(pid: int, host: str, start: str = "") -> bool:
+    """Whether a lock's process may still run: on another host, yes; on this one, whether it
+    exists and is the same process (started when the lock says, where both times are known)."""
     if host != socket.gethostname():
         return True
     try:
@@ -68,7 +79,7 @@ def holder_alive(pid: int, host: str) -> bool:
         return False
     except PermissionError:  # another user's process
         return True
-    return True
+    return not (start and process_start(pid) not in ("", start))
 
 
 def held_message(path: Path, holder: tuple[int, str] | None) -> str:

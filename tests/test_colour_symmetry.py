@@ -52,6 +52,8 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         (4, {}),
         (3, {"seven_zero": True, "stacking": True}),
         (5, {"draw_anytime": True, "must_play_drawn": False}),
+        (2, {"match": True, "scoring": "reverse", "draw_until_playable": True}),
+        (4, {"stacking": True, "stack_wild_draw_four": True}),
     ],
 )
 def test_relabelled_games_see_relabelled_views_and_play_on_as_twins(players: int, rules: dict) -> None:
@@ -81,7 +83,7 @@ def test_relabelled_games_see_relabelled_views_and_play_on_as_twins(players: int
                 _, _, twin_rewards, twin_done = twin.step(np.where(twins, targets[actions], own))
                 np.testing.assert_array_equal(twin_rewards[twins], rewards[twins])
                 np.testing.assert_array_equal(twin_done[twins], done[twins])
-                twins &= ~done
+                twins &= ~(done | copy.hand_ended)  # a new hand or game: shuffled from the deck as printed
                 checked += int(twins.sum())
         actions = random_legal(mask, rng)
         obs, mask, _, _ = eng.step(actions)
@@ -160,3 +162,23 @@ def test_colour_symmetry_is_refused_where_it_means_nothing() -> None:
         PPOConfig.from_mapping({"colour_symmetry": True, "belief_coef": 1.0})
     with pytest.raises(ValueError, match="colour_symmetry must be true or false"):
         PPOConfig.from_mapping({"colour_symmetry": "yes"})
+
+
+def test_a_hidden_field_does_not_order_the_colours() -> None:
+    """With ``drop_obs=[hand]`` the network never sees the hand: relabelling only the hand's
+    colours changes neither the canonical order nor what the network computes."""
+    torch.manual_seed(1)
+    net = ActorCritic.for_game("uno", {}, [16], drop_obs=["hand"], colour_symmetry=True)
+    eng = UnoEngine(64, 2, seed=3)
+    obs, mask = eng.reset()
+    from envs.uno.observation import FIELDS
+
+    shuffled = obs.copy()
+    hand = FIELDS["hand"].slice
+    shuffled[:, hand] = obs[:, hand][:, observation_sources(PERMUTATIONS[9])[hand] - hand.start]
+    assert not np.array_equal(shuffled, obs)
+    with torch.no_grad():
+        a = net(torch.as_tensor(obs), torch.as_tensor(mask.astype(bool)))
+        b = net(torch.as_tensor(shuffled), torch.as_tensor(mask.astype(bool)))
+    torch.testing.assert_close(a[1], b[1])
+    torch.testing.assert_close(a[0], b[0])

@@ -447,11 +447,11 @@ def test_a_second_trainer_of_a_run_folder_is_refused_while_the_first_holds_it(
     import os
     import socket
 
-    from agents.run_lock import run_lock
+    from agents.run_lock import process_start, run_lock
 
     (tmp_path / "r").mkdir()
     with run_lock(tmp_path / "r") as lock:  # a trainer of run r, alive (this process)
-        assert lock.read_text() == f"{os.getpid()} {socket.gethostname()}\n"
+        assert lock.read_text() == f"{os.getpid()} {socket.gethostname()} {process_start(os.getpid())}\n"
         before = snapshot(tmp_path)
         err = refused(capsys, f"log_dir={tmp_path}", "run_name=r")
         assert (
@@ -471,10 +471,13 @@ def test_a_killed_trainers_lock_is_taken_over_and_a_stopped_one_leaves_none(tmp_
 
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()  # a process that has ended: its lock is stale
-    from agents.run_lock import holder_alive
+    from agents.run_lock import holder_alive, process_start
 
     assert not holder_alive(gone.pid, socket.gethostname())
     assert holder_alive(gone.pid, "another-host")  # a lock of another host (a shared folder) holds
+    me, started = os.getpid(), process_start(os.getpid())
+    assert started.isdigit() and holder_alive(me, socket.gethostname(), started)
+    assert not holder_alive(me, socket.gethostname(), str(int(started) + 1))  # its pid taken again later
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "lock").write_text(f"{gone.pid} {socket.gethostname()}\n")
     import agents.ppo
@@ -491,7 +494,7 @@ def test_a_killed_trainers_lock_is_taken_over_and_a_stopped_one_leaves_none(tmp_
     monkeypatch.setattr(agents.ppo.PPOTrainer, "update", stopped)
     with pytest.raises(KeyboardInterrupt):
         train(f"log_dir={tmp_path}", "run_name=r", "checkpoint_every=1")
-    assert seen == [f"{os.getpid()} {socket.gethostname()}\n"] * 2  # held while it trained
+    assert seen == [f"{os.getpid()} {socket.gethostname()} {process_start(os.getpid())}\n"] * 2  # while it trained
     assert not (tmp_path / "r" / "lock").exists()  # and released by the stop
 
 

@@ -1,10 +1,15 @@
 """The four colours are alike in classic UNO: relabelling them maps a view to a view.
 
 No rule of docs/uno.md names a colour: a position with red and blue swapped everywhere (the
-hands, the piles, the colour in force, the history) is exactly as good for every player, and
-the move "play R7" there is the move "play B7" here. A network that sees every view with its
-colours put in one canonical order (:func:`canonical_order`) learns each situation once
-instead of up to 24 times (``colour_symmetry`` in ``agents.ppo_config``).
+hands, the piles, the colour in force, the history) is exactly as good for every player whose
+play treats the colours alike, and the move "play R7" there is the move "play B7" here. (Some
+scripted policies break ties in colour order, red first; a network that sees canonical colours
+cannot exploit that, so a best response trained with them may find a little less to exploit.)
+A network that sees every view with its colours put in one canonical order
+(:func:`canonical_order`) learns each situation once instead of up to 24 times
+(``colour_symmetry`` in ``agents.ppo_config``). The order ties where colours score alike
+(about one view in seven in random play); the tie goes by colour order, so there twins may
+still look different to the network.
 
 This module states how each part of the observation and of the action space carries colours:
 :data:`CARD_FIELDS` index card types, :data:`COLOUR_FIELDS` colours, :data:`SEAT_COLOUR_FIELDS`
