@@ -36,7 +36,7 @@ from tournament.config import TournamentConfig
 from tournament.report import check_outputs, json_ready, save_figure, write_atomic
 from tournament.runner import run_tournament
 from tournament.schedule import build_schedule
-from tournament.stats import Z95, holm, p_from_interval, seat_scores, wilson
+from tournament.stats import Z95, difference, holm, p_from_interval, seat_scores, wilson
 from tournament.tallies import tally_of
 
 #: The challenge's break-even as the report writes it (1/3 with the draws of docs/uno.md).
@@ -405,6 +405,25 @@ def findings(rows: list[dict[str, Any]], comparisons: list[dict[str, Any]]) -> l
     return lines
 
 
+def _honest_cost(smart: dict[str, Any], best: dict[str, Any]) -> str:
+    """What challenging so often costs `smart` against an honest player, against the challenging
+    rule an honest player wins least against (``best``): said as a cost only where the interval
+    (each cell's clustered error, combined as if independent) leaves out 0."""
+    if best is smart:
+        return ", and no rule does better against honest play."
+    diff, low, high = difference(smart, best)
+    points = f"{100 * diff:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}] points"
+    if low > 0:
+        return (
+            f" but pays for it against honest play: an honest player wins {points} more against it than "
+            f"against `{best['challenge']}`."
+        )
+    return (
+        f"; against honest play an honest player wins {points} more against it than against "
+        f"`{best['challenge']}`, no cost these games can tell."
+    )
+
+
 def explanations(rows: list[dict[str, Any]]) -> list[str]:
     """Why the answers come out as they do, in numbers from the cells (the two-seat table, where
     every Wild Draw Four a challenger answers is the bluffer's)."""
@@ -435,13 +454,13 @@ def explanations(rows: list[dict[str, Any]]) -> list[str]:
     if smart and smart["wd4_per_game"] > 0:
         share = smart["challenges_per_game"] / smart["wd4_per_game"]
         honest_rows = [r for r in (cell(rule, 0.0) for rule in CHALLENGE_RULES) if r]
-        best = min(honest_rows, key=lambda r: r["win_rate"])["challenge"]
+        best = min(honest_rows, key=lambda r: r["win_rate"])
         lines.append(
             f"- The `smart` rule challenges {100 * share:.0f}% of an honest player's Wild Draw Fours (2 "
             "players), each one lost for 6 cards: its estimate of how likely the player held the colour "
             "comes from the unseen cards and the hand size alone, which is high for most hands, and cannot "
             "use the fact that the player chose to play the Wild Draw Four. So it catches almost every bluff "
-            f"(see 'caught') but pays for it against honest play, where `{best}` does best."
+            f"(see 'caught'){_honest_cost(smart, best)}"
         )
     return lines
 
