@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from envs.atomic import check_file_writable, check_writable
@@ -65,7 +66,17 @@ def load_training_config(
     if path is not None:
         data.setdefault("run_name", path.stem)
     if resumed_from is not None:
-        data |= {k: v for k, v in checkpoint_folder(resumed_from).items() if k not in given}
+        folder = {k: v for k, v in checkpoint_folder(resumed_from).items() if k not in given}
+        aside = {k: data[k] for k in folder if path is not None and k in data and str(data[k]) != folder[k]}
+        if aside:  # the config file names another folder: the resume stays in its own, and says so
+            shown = ", ".join(f"{k}: {v}" for k, v in aside.items())
+            Console(stderr=True).print(
+                escape(
+                    f"note: resuming in {Path(resumed_from).parent}, the checkpoint's folder ({path} says "
+                    f"{shown}; give log_dir=/run_name= on the command line to branch the run there)"
+                )
+            )
+        data |= folder
     return PPOConfig.from_mapping(data)
 
 
@@ -377,8 +388,6 @@ def plan_run_files(cfg: Any, resumed_from: Path | None = None, overwrite: bool =
     if held and not own and not overwrite:
         ways = [f"continue it with --resume {checkpoint}"] if checkpoint.is_file() else []  # else nothing to continue
         ways += ["replace it with --overwrite", "name a new one with run_name=..."]
-        if resumed_from is not None:  # another run's checkpoint, resumed into this config's folder
-            ways.insert(0, f"resume {resumed_from} with its own config (no --config)")
         raise ValueError(f"{run_dir} already holds a run ({', '.join(held)}): {', or '.join(ways)}")
     if cfg.export and agent.is_file() and not own and not overwrite:  # written once, when the run ends
         raise ValueError(f"export {agent} already exists: replace it with --overwrite, or export elsewhere")

@@ -428,7 +428,11 @@ def test_a_resume_continues_in_the_checkpoints_folder_wherever_it_runs(tmp_path:
     config = ["--config", "configs/uno_2p_ppo.yaml", *TINY[2:], "total_steps=384"]
     assert main([*config, "--resume", str(tmp_path / checkpoint)]) == 0  # not runs/uno_2p_ppo
     assert json.loads((tmp_path / "runs" / "tiny" / "run.json").read_text())["updates"] == 3
-    assert "branching" not in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "branching" not in out
+    err = " ".join(err.split())  # the config's own folder is left aside, and that is said
+    assert f"note: resuming in {tmp_path / 'runs' / 'tiny'}, the checkpoint's folder (configs/uno_2p_ppo.yaml" in err
+    assert "run_name: uno_2p_ppo" in err and "give log_dir=/run_name= on the command line to branch" in err
 
 
 def test_log_dir_or_run_name_on_a_resume_branches_the_run_and_says_so(tmp_path: Path, monkeypatch, capsys) -> None:
