@@ -508,8 +508,10 @@ def train(
         began = time.perf_counter()
         save_checkpoint(agent, trainer.agent_payload())
         stage = Stage(progress, f"evaluating update {trainer.update_count} (games)")
-        results = evaluate_agent(cfg, agent, games=games, progress=stage.update)
-        stage.close()
+        try:
+            results = evaluate_agent(cfg, agent, games=games, progress=stage.update)
+        finally:  # an evaluation that fails leaves no task on the bar
+            stage.close()
         for r in results:  # the interval as the evaluation made it (clustered by deal), for the curves
             for key in ("win_rate", "ci_low", "ci_high"):
                 writer.add_scalar(f"eval/{key}_vs_{r['opponent']}", r[key], trainer.global_step)
