@@ -44,7 +44,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from envs.atomic import check_file_writable, check_writable
@@ -70,11 +69,10 @@ def load_training_config(
         aside = {k: data[k] for k in folder if path is not None and k in data and str(data[k]) != folder[k]}
         if aside:  # the config file names another folder: the resume stays in its own, and says so
             shown = ", ".join(f"{k}: {v}" for k, v in aside.items())
-            Console(stderr=True).print(
-                escape(
-                    f"note: resuming in {Path(resumed_from).parent}, the checkpoint's folder ({path} says "
-                    f"{shown}; give log_dir=/run_name= on the command line to branch the run there)"
-                )
+            print(  # plain text: a long path is never broken across lines
+                f"note: resuming in {Path(resumed_from).parent}, the checkpoint's folder ({path} says "
+                f"{shown}; give log_dir=/run_name= on the command line to branch the run there)",
+                file=sys.stderr,
             )
         data |= folder
     return PPOConfig.from_mapping(data)

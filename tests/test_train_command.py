@@ -430,7 +430,7 @@ def test_a_resume_continues_in_the_checkpoints_folder_wherever_it_runs(tmp_path:
     assert json.loads((tmp_path / "runs" / "tiny" / "run.json").read_text())["updates"] == 3
     out, err = capsys.readouterr()
     assert "branching" not in out
-    err = " ".join(err.split())  # the config's own folder is left aside, and that is said
+    # the config's own folder is left aside, and that is said
     assert f"note: resuming in {tmp_path / 'runs' / 'tiny'}, the checkpoint's folder (configs/uno_2p_ppo.yaml" in err
     assert "run_name: uno_2p_ppo" in err and "give log_dir=/run_name= on the command line to branch" in err
 
