@@ -212,7 +212,12 @@ def test_the_shipped_ablation_config_plans():
     tables = {(r.cfg.game, r.cfg.players) for r in rows}
     assert sum(r.baseline for r in rows) == len(tables) == 3  # one baseline per table: UNO 2p, UNO 4p, tricks
     assert {(r.cfg.game, r.cfg.players) for r in rows if r.baseline} == tables
-    assert len({r.digest for r in rows}) == len(rows)
+    # no row trains another's config, but for one on purpose: the 2-player recipe trained again
+    # after the observation grew (409 -> 449 values), as the colour row's baseline
+    by_digest: dict[str, list[str]] = {}
+    for r in rows:
+        by_digest.setdefault(r.digest, []).append(r.name)
+    assert [names for names in by_digest.values() if len(names) > 1] == [["history_10m", "history449_10m"]]
 
 
 def test_a_study_writes_none_of_its_outputs_when_one_cannot_be_written(tmp_path):
