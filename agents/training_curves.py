@@ -8,7 +8,10 @@ deal's games move together (the trick game).
 ``train.py`` draws ``runs/<name>/curve.png`` at the end of every run that evaluates; the
 README's curves of the shipped agents are made from their runs by::
 
-    python -m agents.training_curves runs/ablate/history_30m runs/uno_4p_ppo --out docs/training/curves.png
+    python -m agents.training_curves runs/uno_2p_ppo runs/uno_4p_ppo runs/tricks_ppo --out docs/training/curves.png
+
+A run may also be named as ``<curves.json>:<name>``: its curve as an earlier figure's JSON
+holds it, so one agent trained again redraws the figure without the others' run folders.
 """
 
 from __future__ import annotations
@@ -62,6 +65,29 @@ def read_curve(run_dir: str | Path) -> dict[str, Any]:
             points.append({"decisions": step, "win_rate": value, "ci_low": low, "ci_high": high, "games": n})
         curves[opponent] = points
     return {"name": run_dir.name, "game": config.get("game"), "players": config.get("players"), "curves": curves}
+
+
+def stored_curve(source: str) -> dict[str, Any]:
+    """The curve named ``<name>`` in a figure's JSON ``<path>`` (``<path>:<name>``), as
+    :func:`read_curve` gave it when that figure was drawn."""
+    path, _, name = source.rpartition(":")
+    try:
+        stored = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as err:
+        raise ValueError(f"{source}: cannot read curves from {path} ({err})") from None
+    names = [run.get("name") for run in stored] if isinstance(stored, list) else []
+    if name not in names:
+        raise ValueError(f"{source}: {path} holds no run {name!r}; it holds {', '.join(map(str, names)) or 'none'}")
+    return stored[names.index(name)]
+
+
+def curve_source(source: str) -> dict[str, Any]:
+    """A run folder's curve (:func:`read_curve`), or a stored one named ``<curves.json>:<name>``."""
+    if Path(source).is_dir():
+        return read_curve(source)
+    if ".json:" in source:
+        return stored_curve(source)
+    raise ValueError(f"not a run folder, nor <curves.json>:<run name>: {source}")
 
 
 def _config(run_dir: Path, logs: Any) -> tuple[dict[str, Any], int | None]:
@@ -123,15 +149,16 @@ def plot_runs(runs: list[dict[str, Any]], path: Path, labels: list[str] | None =
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Plot training runs' evaluation curves from their TensorBoard logs.")
-    parser.add_argument("runs", nargs="+", help="run folders (runs/<name>)")
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        help="run folders (runs/<name>), or <curves.json>:<name> for a curve an earlier figure stored",
+    )
     parser.add_argument("--out", required=True, help="the PNG to write (its curves go next to it as JSON)")
     parser.add_argument("--labels", nargs="*", help="a title per run")
     args = parser.parse_args(argv)
     from envs.atomic import check_file_writable
 
-    missing = [r for r in args.runs if not Path(r).is_dir()]
-    if missing:
-        parser.error(f"not a run folder: {', '.join(missing)}")
     if args.labels and len(args.labels) != len(args.runs):
         parser.error(f"--labels: give one title per run ({len(args.runs)}), got {len(args.labels)}")
     try:
@@ -139,7 +166,10 @@ def main(argv: list[str] | None = None) -> int:
         check_file_writable(Path(args.out).with_suffix(".json"), "--out's JSON")
     except ValueError as err:
         parser.error(str(err))
-    runs = [read_curve(r) for r in args.runs]
+    try:
+        runs = [curve_source(r) for r in args.runs]  # read before writing: --out may be one of them
+    except ValueError as err:
+        parser.error(str(err))
     if not all(r["curves"] for r in runs):
         parser.error("a run without evaluations: " + ", ".join(r["name"] for r in runs if not r["curves"]))
     out = plot_runs(runs, Path(args.out), args.labels)

@@ -298,6 +298,15 @@ def test_train_and_evaluate_command_lines(tmp_path):
     assert all(p["ci_low"] <= p["win_rate"] <= p["ci_high"] for p in curve)
     lows = [e.value for e in events.Scalars("eval/ci_low_vs_random")]  # the evaluation's own intervals
     assert [p["ci_low"] for p in curve] == lows and len(events.Scalars("eval/ci_high_vs_random")) == 2
+    from agents.training_curves import main as draw_curves
+
+    figure = tmp_path / "curves.png"  # a stored curve redraws a figure without its run folder
+    assert draw_curves([str(run_dir), "--out", str(figure)]) == 0
+    again = tmp_path / "again.png"
+    assert draw_curves([f"{figure.with_suffix('.json')}:tiny", "--out", str(again)]) == 0
+    assert json.loads(again.with_suffix(".json").read_text()) == json.loads(figure.with_suffix(".json").read_text())
+    with pytest.raises(SystemExit):
+        draw_curves([f"{figure.with_suffix('.json')}:other", "--out", str(again)])
 
     proc = run("train.py", *common, "total_steps=2048")  # the same run again: refused, nothing replaced
     assert (
