@@ -238,15 +238,17 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return train(cfg, trainer, args.resume, resume, collect, console)
         except KeyboardInterrupt:
-            console.print(f"\n[yellow]stopped[/]: {how_to_go_on(cfg, args.resume)}")
+            console.print(f"\n[yellow]stopped[/]: {how_to_go_on(cfg, args.resume, args.address)}")
             raise
 
 
-def how_to_go_on(cfg: Any, resumed_from: Path | None) -> str:
-    """After a stop (Ctrl-C): the command that continues the run from its last checkpoint."""
+def how_to_go_on(cfg: Any, resumed_from: Path | None, address: str | None = None) -> str:
+    """After a stop (Ctrl-C): the command that continues the run from its last checkpoint (on
+    the Ray cluster it joined, if it joined one)."""
     run_dir, checkpoint, _ = run_files(cfg)
     if checkpoint.is_file():
-        return f"continue the run from its last checkpoint with: python train.py --resume {checkpoint}"
+        joined = f" --address {address}" if address is not None else ""
+        return f"continue the run from its last checkpoint with: python train.py --resume {checkpoint}{joined}"
     if resumed_from is not None:  # a branch stopped before its first checkpoint
         return f"no checkpoint was written in {run_dir} yet: run the same command with --overwrite"
     return f"no checkpoint was written yet: start again with --overwrite (its files in {run_dir} go)"

@@ -585,6 +585,12 @@ def test_a_stopped_run_says_how_to_go_on(tmp_path: Path, monkeypatch, capsys) ->
     out = " ".join(capsys.readouterr().out.split())
     assert f"stopped: continue the run from its last checkpoint with: python train.py --resume {checkpoint}" in out
     assert not (tmp_path / "tiny" / "lock").exists()
+    from types import SimpleNamespace
+
+    from train import how_to_go_on
+
+    cfg = SimpleNamespace(log_dir=str(tmp_path), run_name="tiny", export="")  # a run on a Ray cluster it joined
+    assert how_to_go_on(cfg, None, "auto").endswith(f"python train.py --resume {checkpoint} --address auto")
     import agents.ppo
 
     def stop(self, *a, **kw):
