@@ -117,7 +117,8 @@ def _config(run_dir: Path, logs: Any) -> tuple[dict[str, Any], int | None]:
 
 
 def plot_runs(runs: list[dict[str, Any]], path: Path, labels: list[str] | None = None) -> Path:
-    """One panel per run: win rate against each evaluation opponent with its 95% band."""
+    """One panel per run: win rate against each evaluation opponent with its 95% band, each
+    opponent in one colour on every panel."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -126,12 +127,16 @@ def plot_runs(runs: list[dict[str, Any]], path: Path, labels: list[str] | None =
     from envs.games import game as game_info
 
     fig, axes = plt.subplots(1, len(runs), figsize=(5.6 * len(runs), 4.0), squeeze=False)
+    opponents = sorted({opponent for run in runs for opponent in run["curves"]})
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colour = {opponent: palette[i % len(palette)] for i, opponent in enumerate(opponents)}  # one per opponent
     for k, (ax, run) in enumerate(zip(axes[0], runs, strict=True)):
-        for opponent, points in run["curves"].items():
+        for opponent in sorted(run["curves"]):
+            points, c = run["curves"][opponent], colour[opponent]
             x = [p["decisions"] / 1e6 for p in points]
-            line = ax.plot(x, [p["win_rate"] for p in points], marker="o", markersize=3, label=f"vs {opponent}")
+            ax.plot(x, [p["win_rate"] for p in points], marker="o", markersize=3, label=f"vs {opponent}", color=c)
             band = [p["ci_low"] for p in points], [p["ci_high"] for p in points]
-            ax.fill_between(x, *band, alpha=0.2, color=line[0].get_color())
+            ax.fill_between(x, *band, alpha=0.2, color=c)
         if run["game"]:
             ax.axhline(game_info(run["game"]).fair_share(run["players"]), color="grey", linestyle="--", linewidth=1)
             where = game_info(run["game"]).describe_table(run["players"])
