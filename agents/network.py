@@ -114,10 +114,11 @@ class ActorCritic(nn.Module):
         order = torch.argsort(-(obs @ self.sym_weights), dim=-1, stable=True)
         return self.sym_permutation_of_order[(order * self.sym_order_code).sum(-1)]
 
-    def inputs(self, obs: torch.Tensor) -> torch.Tensor:
+    def inputs(self, obs: torch.Tensor, perm: torch.Tensor | None = None) -> torch.Tensor:
         """What the first layer sees: the scaled observation (in canonical colours, with
-        ``symmetry``), then the fine counts (if any)."""
-        perm = self.relabelling(obs)
+        ``symmetry``; ``perm``: their :meth:`relabelling`, if already known), then the fine
+        counts (if any)."""
+        perm = self.relabelling(obs) if perm is None else perm
         if perm is not None:
             obs = obs.gather(-1, self.sym_obs_sources[perm])
         return network_inputs(self, obs)
@@ -127,25 +128,30 @@ class ActorCritic(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits ``[B, A]`` and values ``[B]``. ``first_extra``: a term added to the
         first layer before its activation (oracle guiding in training, :mod:`agents.oracle_guide`)."""
-        return self.heads(self.features(obs, first_extra), mask, obs)
+        perm = self.relabelling(obs)  # once for both ends
+        return self.heads(self.features(obs, first_extra, perm), mask, obs, perm)
 
-    def features(self, obs: torch.Tensor, first_extra: torch.Tensor | None = None) -> torch.Tensor:
+    def features(
+        self, obs: torch.Tensor, first_extra: torch.Tensor | None = None, perm: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """The last hidden layer ``[B, hidden[-1]]``, what both heads (and, in training, an
-        auxiliary head: :mod:`agents.belief_head`) read."""
+        auxiliary head: :mod:`agents.belief_head`) read (``perm``: as :meth:`inputs`)."""
         if first_extra is None:
-            return self.trunk(self.inputs(obs))
-        return self.trunk[1:](self.trunk[0](self.inputs(obs)) + first_extra)
+            return self.trunk(self.inputs(obs, perm))
+        return self.trunk[1:](self.trunk[0](self.inputs(obs, perm)) + first_extra)
 
     def heads(
-        self, h: torch.Tensor, mask: torch.Tensor, obs: torch.Tensor | None = None
+        self, h: torch.Tensor, mask: torch.Tensor, obs: torch.Tensor | None = None, perm: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits ``[B, A]`` and values ``[B]`` of the last hidden layer ``h`` (of the
-        views ``obs``, which ``symmetry`` needs: each action's logit is its relabelled twin's)."""
+        views ``obs``, which ``symmetry`` needs: each action's logit is its relabelled twin's;
+        ``perm``: their :meth:`relabelling`, if already known)."""
         logits = self.policy_head(h)
         if hasattr(self, "sym_weights"):
             if obs is None:
                 raise ValueError("a network with colour symmetry needs the views to relabel its logits back")
-            logits = logits.gather(-1, self.sym_action_targets[self.relabelling(obs)])
+            perm = self.relabelling(obs) if perm is None else perm
+            logits = logits.gather(-1, self.sym_action_targets[perm])
         return logits.masked_fill(~mask, MASKED_LOGIT), self.value_head(h).squeeze(-1)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:

@@ -58,8 +58,10 @@ def ppo_loss(
     ``guide`` (``oracle_guide``) the decisions that saw the hidden hands see them again here.
     With a ``belief`` head (``belief_coef``) the trunk also predicts the other hands."""
     extra = guide(b["hidden"][idx], b["keep"][idx]) if guide is not None else None
-    features = net.features(b["obs"][idx], extra)
-    logits, value = net.heads(features, b["mask"][idx], b["obs"][idx])
+    obs = b["obs"][idx]
+    perm = net.relabelling(obs)  # the colours' relabelling, once for both ends of the network
+    features = net.features(obs, extra, perm)
+    logits, value = net.heads(features, b["mask"][idx], obs, perm)
     logp_all, entropy = masked_log_probs(logits, b["mask"][idx])
     new_logp = logp_all.gather(1, b["action"][idx, None]).squeeze(1)
     log_ratio = new_logp - b["logp"][idx]
