@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shlex
 import sys
 import time
 from collections.abc import Callable
@@ -247,8 +248,9 @@ def how_to_go_on(cfg: Any, resumed_from: Path | None, address: str | None = None
     the Ray cluster it joined, if it joined one)."""
     run_dir, checkpoint, _ = run_files(cfg)
     if checkpoint.is_file():
-        joined = f" --address {address}" if address is not None else ""
-        return f"continue the run from its last checkpoint with: python train.py --resume {checkpoint}{joined}"
+        command = f"python train.py --resume {shlex.quote(str(checkpoint))}"
+        joined = f" --address {shlex.quote(address)}" if address is not None else ""
+        return f"continue the run from its last checkpoint with: {command}{joined}"
     if resumed_from is not None:  # a branch stopped before its first checkpoint
         return f"no checkpoint was written in {run_dir} yet: run the same command with --overwrite"
     return f"no checkpoint was written yet: start again with --overwrite (its files in {run_dir} go)"

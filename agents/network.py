@@ -148,7 +148,7 @@ class ActorCritic(nn.Module):
         ``perm``: their :meth:`relabelling`, if already known)."""
         logits = self.policy_head(h)
         if hasattr(self, "sym_weights"):
-            if obs is None:
+            if perm is None and obs is None:
                 raise ValueError("a network with colour symmetry needs the views to relabel its logits back")
             perm = self.relabelling(obs) if perm is None else perm
             logits = logits.gather(-1, self.sym_action_targets[perm])

@@ -181,7 +181,8 @@ class PPOConfig:
         if self.colour_symmetry and (self.oracle_guide or self.belief_coef):
             raise ValueError(
                 "colour_symmetry cannot be combined with oracle_guide or belief_coef (the hidden hands they read "
-                "keep the colours the network no longer sees)"
+                "keep the colours the network no longer sees); configs/uno_4p_ppo.yaml sets it: add "
+                "colour_symmetry=false to try them"
             )
         if self.belief_coef and self.backend != "local":
             raise ValueError("belief_coef collects with the local backend only (the Ray actors record no hands)")

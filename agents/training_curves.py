@@ -8,11 +8,13 @@ deal's games move together (the trick game).
 ``train.py`` draws ``runs/<name>/curve.png`` at the end of every run that evaluates; the
 README's curves of the shipped agents are made from their runs by::
 
-    python -m agents.training_curves runs/uno_2p_ppo runs/uno_4p_ppo runs/tricks_ppo --out docs/training/curves.png
+    python -m agents.training_curves docs/training/curves.json:uno_2p_ppo runs/uno_4p_colours \
+        docs/training/curves.json:tricks_ppo --labels uno_2p_ppo uno_4p_ppo tricks_ppo --out docs/training/curves.png
 
-A run may also be named as ``<curves.json>:<name>``: its curve as an earlier figure's JSON
-holds it, so one agent trained again redraws the figure without the others' run folders.
-"""
+A run is named by its folder (``runs/<name>``) or as ``<curves.json>:<name>``: its curve as an
+earlier figure's JSON holds it, so one agent trained again redraws the figure without the
+others' run folders (the README's figure: the 4-player run of 2026-12-07 with the other two
+as the figure of 2026-12-05 stored them)."""
 
 from __future__ import annotations
 
@@ -68,24 +70,29 @@ def read_curve(run_dir: str | Path) -> dict[str, Any]:
 
 
 def stored_curve(source: str) -> dict[str, Any]:
-    """The curve named ``<name>`` in a figure's JSON ``<path>`` (``<path>:<name>``), as
+    """The curve named ``<name>`` in a figure's JSON ``<path>`` (``<path>.json:<name>``), as
     :func:`read_curve` gave it when that figure was drawn."""
-    path, _, name = source.rpartition(":")
+    cut = source.lower().find(".json:") + len(".json")
+    path, name = source[:cut], source[cut + 1 :]
     try:
         stored = json.loads(Path(path).read_text())
     except (OSError, ValueError) as err:
         raise ValueError(f"{source}: cannot read curves from {path} ({err})") from None
-    names = [run.get("name") for run in stored] if isinstance(stored, list) else []
-    if name not in names:
-        raise ValueError(f"{source}: {path} holds no run {name!r}; it holds {', '.join(map(str, names)) or 'none'}")
-    return stored[names.index(name)]
+    runs = stored if isinstance(stored, list) else []
+    if not runs or not all(isinstance(run, dict) and isinstance(run.get("curves"), dict) for run in runs):
+        raise ValueError(f"{source}: {path} is not a figure's curves (a list of runs, each with its curves)")
+    names = [run.get("name") for run in runs]
+    if names.count(name) != 1:
+        how = "holds no run" if name not in names else "holds more than one run"
+        raise ValueError(f"{source}: {path} {how} {name!r}; it holds {', '.join(map(str, names))}")
+    return runs[names.index(name)]
 
 
 def curve_source(source: str) -> dict[str, Any]:
     """A run folder's curve (:func:`read_curve`), or a stored one named ``<curves.json>:<name>``."""
     if Path(source).is_dir():
         return read_curve(source)
-    if ".json:" in source:
+    if ".json:" in source.lower():
         return stored_curve(source)
     raise ValueError(f"not a run folder, nor <curves.json>:<run name>: {source}")
 
@@ -131,8 +138,8 @@ def plot_runs(runs: list[dict[str, Any]], path: Path, labels: list[str] | None =
     palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     colour = {opponent: palette[i % len(palette)] for i, opponent in enumerate(opponents)}  # one per opponent
     for k, (ax, run) in enumerate(zip(axes[0], runs, strict=True)):
-        for opponent in sorted(run["curves"]):
-            points, c = run["curves"][opponent], colour[opponent]
+        for opponent, points in run["curves"].items():  # in the run's order; colours by name
+            c = colour[opponent]
             x = [p["decisions"] / 1e6 for p in points]
             ax.plot(x, [p["win_rate"] for p in points], marker="o", markersize=3, label=f"vs {opponent}", color=c)
             band = [p["ci_low"] for p in points], [p["ci_high"] for p in points]

@@ -152,7 +152,7 @@ def fit(data: dict[str, np.ndarray], train: np.ndarray, epochs: int, seed: int) 
         for i in range(steps):
             idx = order[i * 2048 : (i + 1) * 2048]
             mask = torch.as_tensor(data["mask"][idx])
-            pred = net.policy_head(net.trunk(net.inputs(torch.as_tensor(data["obs"][idx].astype(np.float32)))))
+            pred = head_values(net, torch.as_tensor(data["obs"][idx].astype(np.float32)))
             err = centred(pred, mask) - centred(torch.as_tensor(value[idx]), mask)
             loss = (err**2).sum() / mask.sum()
             opt.zero_grad()
@@ -163,9 +163,16 @@ def fit(data: dict[str, np.ndarray], train: np.ndarray, epochs: int, seed: int) 
     return net
 
 
+def head_values(net: ActorCritic, obs: torch.Tensor) -> torch.Tensor:
+    """The policy head's outputs, read as action values ``[B, A]``, in the real colours (a
+    network with colour symmetry relabels them back, as its logits are)."""
+    every = torch.ones(obs.shape[0], net.policy_head.out_features, dtype=torch.bool)
+    return net.heads(net.features(obs), every, obs)[0]
+
+
 def predicted(net: ActorCritic, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     with torch.no_grad():
-        out = net.policy_head(net.trunk(net.inputs(torch.as_tensor(np.asarray(obs, np.float32))))).numpy()
+        out = head_values(net, torch.as_tensor(np.asarray(obs, np.float32))).numpy()
     return np.where(mask, out, -np.inf)
 
 

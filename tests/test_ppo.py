@@ -307,6 +307,15 @@ def test_train_and_evaluate_command_lines(tmp_path):
     assert json.loads(again.with_suffix(".json").read_text()) == json.loads(figure.with_suffix(".json").read_text())
     with pytest.raises(SystemExit):
         draw_curves([f"{figure.with_suffix('.json')}:other", "--out", str(again)])
+    from agents.training_curves import stored_curve
+
+    twice = tmp_path / "twice.json"
+    twice.write_text(json.dumps(2 * json.loads(figure.with_suffix(".json").read_text())))
+    with pytest.raises(ValueError, match="holds more than one run 'tiny'"):
+        stored_curve(f"{twice}:tiny")
+    twice.write_text("[1, 2]")
+    with pytest.raises(ValueError, match="is not a figure's curves"):
+        stored_curve(f"{twice}:tiny")
 
     proc = run("train.py", *common, "total_steps=2048")  # the same run again: refused, nothing replaced
     assert (
