@@ -123,9 +123,9 @@ def _config(run_dir: Path, logs: Any) -> tuple[dict[str, Any], int | None]:
     return out, None
 
 
-def plot_runs(runs: list[dict[str, Any]], path: Path, labels: list[str] | None = None) -> Path:
-    """One panel per run: win rate against each evaluation opponent with its 95% band, each
-    opponent in one colour on every panel."""
+def plot_runs(runs: list[dict[str, Any]], path: Path) -> Path:
+    """One panel per run, titled by its ``label`` (else its name): win rate against each
+    evaluation opponent with its 95% band, each opponent in one colour on every panel."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -137,7 +137,7 @@ def plot_runs(runs: list[dict[str, Any]], path: Path, labels: list[str] | None =
     opponents = sorted({opponent for run in runs for opponent in run["curves"]})
     palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     colour = {opponent: palette[i % len(palette)] for i, opponent in enumerate(opponents)}  # one per opponent
-    for k, (ax, run) in enumerate(zip(axes[0], runs, strict=True)):
+    for ax, run in zip(axes[0], runs, strict=True):
         for opponent, points in run["curves"].items():  # in the run's order; colours by name
             c = colour[opponent]
             x = [p["decisions"] / 1e6 for p in points]
@@ -149,7 +149,7 @@ def plot_runs(runs: list[dict[str, Any]], path: Path, labels: list[str] | None =
             where = game_info(run["game"]).describe_table(run["players"])
         else:
             where = ""
-        ax.set_title(f"{labels[k] if labels else run['name']}: {where}", fontsize=9)
+        ax.set_title(f"{run.get('label') or run['name']}: {where}", fontsize=9)
         ax.set_xlabel("decisions trained (millions, every seat's)")
         ax.set_ylabel("win rate (95% CI)")
         ax.set_ylim(0, 1)
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         help="run folders (runs/<name>), or <curves.json>:<name> for a curve an earlier figure stored",
     )
     parser.add_argument("--out", required=True, help="the PNG to write (its curves go next to it as JSON)")
-    parser.add_argument("--labels", nargs="*", help="a title per run")
+    parser.add_argument("--labels", nargs="*", help="a title per run, stored with its curve (default: a stored label)")
     args = parser.parse_args(argv)
     from envs.atomic import check_file_writable
 
@@ -184,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(err))
     if not all(r["curves"] for r in runs):
         parser.error("a run without evaluations: " + ", ".join(r["name"] for r in runs if not r["curves"]))
-    out = plot_runs(runs, Path(args.out), args.labels)
+    for run, label in zip(runs, args.labels or [], strict=False):
+        run["label"] = label  # stored with the curve: a figure redrawn from its JSON keeps its titles
+    out = plot_runs(runs, Path(args.out))
     from envs.atomic import json_ready, write_atomically
 
     write_atomically(out.with_suffix(".json"), json.dumps(json_ready(runs), indent=1) + "\n")

@@ -301,10 +301,11 @@ def test_train_and_evaluate_command_lines(tmp_path):
     from agents.training_curves import main as draw_curves
 
     figure = tmp_path / "curves.png"  # a stored curve redraws a figure without its run folder
-    assert draw_curves([str(run_dir), "--out", str(figure)]) == 0
+    assert draw_curves([str(run_dir), "--out", str(figure), "--labels", "tiny_ppo"]) == 0
     again = tmp_path / "again.png"
     assert draw_curves([f"{figure.with_suffix('.json')}:tiny", "--out", str(again)]) == 0
-    assert json.loads(again.with_suffix(".json").read_text()) == json.loads(figure.with_suffix(".json").read_text())
+    stored = json.loads(figure.with_suffix(".json").read_text())
+    assert json.loads(again.with_suffix(".json").read_text()) == stored and stored[0]["label"] == "tiny_ppo"
     with pytest.raises(SystemExit):
         draw_curves([f"{figure.with_suffix('.json')}:other", "--out", str(again)])
     from agents.training_curves import stored_curve
