@@ -63,22 +63,32 @@ def test_new_checkpoints_record_their_layout(tmp_path):
     assert np.all(LearnedPolicy(checkpoint=str(save_checkpoint(tmp_path / "a.pt", payload))).net.obs_scale.numpy() > 0)
 
 
-def test_an_agent_trained_before_chosen_colours_ignores_them():
-    """The shipped 2-player agent was trained on 409 values, before ``chosen_colours``: fitted by
-    the names its checkpoint records, it plays as if those inputs were not there."""
-    data = load_checkpoint("models/uno_2p_ppo.pt", "uno")
+def test_an_agent_trained_before_chosen_colours_ignores_them(tmp_path):
+    """An agent trained on 409 values, before ``chosen_colours`` (the shipped 2-player agent until
+    2026-12-07): fitted by the names its checkpoint records, it plays as if those inputs were
+    not there."""
+    torch.manual_seed(0)
+    names = [name for name in OBS_NAMES if not name.startswith("chosen_colours")]
+    trained = ActorCritic(len(names), len(ACTION_NAMES), [32])
+    payload = {"game": "uno", "num_players": 2, "obs_dim": len(names), "num_actions": len(ACTION_NAMES)}
+    payload |= {"hidden": [32], "model": trained.state_dict(), "obs_names": names, "action_names": list(ACTION_NAMES)}
+    path = str(save_checkpoint(tmp_path / "uno_409_values.pt", payload))
+    data = load_checkpoint(path, "uno")
     assert data["obs_dim"] == 409 and not any(name.startswith("chosen_colours") for name in data["obs_names"])
-    net = network_from(data, "models/uno_2p_ppo.pt")
+    net = network_from(data, path)
     eng = UnoEngine(num_games=256, num_players=2, rules=UnoRules(), seed=5)
     obs, mask = eng.reset()
-    policy = LearnedPolicy(seed=0, checkpoint="models/uno_2p_ppo.pt")
+    policy = LearnedPolicy(seed=0, checkpoint=path)
     for _ in range(30):
         obs, mask, _, _ = eng.step(policy(obs, mask))
     chosen = [i for i, name in enumerate(OBS_NAMES) if name.startswith("chosen_colours")]
     assert obs[:, chosen].any(axis=1).mean() > 0.5  # most games have seen a colour chosen
     hidden = obs.copy()
     hidden[:, chosen] = 0.0
+    keep = [i for i, name in enumerate(OBS_NAMES) if not name.startswith("chosen_colours")]
     with torch.no_grad():
         seen, value_seen = net(torch.as_tensor(obs), torch.as_tensor(mask))
         unseen, value_unseen = net(torch.as_tensor(hidden), torch.as_tensor(mask))
+        as_trained, value_as_trained = trained(torch.as_tensor(obs[:, keep]), torch.as_tensor(mask))
+    assert torch.allclose(seen, as_trained, atol=1e-5) and torch.allclose(value_seen, value_as_trained, atol=1e-5)
     assert torch.equal(seen, unseen) and torch.equal(value_seen, value_unseen)

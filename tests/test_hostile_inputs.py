@@ -241,5 +241,6 @@ def test_an_agent_checkpoint_with_a_valid_checksum_but_parts_missing_is_named(tm
         data["num_players"] = "four"
     path = tmp_path / "damaged.pt"
     save_checkpoint(path, data)
-    with pytest.raises(ValueError, match=f"{path}: a damaged agent checkpoint"):
+    # named either way: damaged (a part missing where the layout is read) or not fitting its network
+    with pytest.raises(ValueError, match=f"{path}: (a damaged agent checkpoint|the weights do not fit the network)"):
         make_policy("uno", {"name": "agent", "checkpoint": str(path)}, seed=0)
