@@ -8,13 +8,13 @@ deal's games move together (the trick game).
 ``train.py`` draws ``runs/<name>/curve.png`` at the end of every run that evaluates; the
 README's curves of the shipped agents are made from their runs by::
 
-    python -m agents.training_curves docs/training/curves.json:uno_2p_ppo runs/uno_4p_colours \
+    python -m agents.training_curves runs/uno_2p_colours docs/training/curves.json:uno_4p_colours \
         docs/training/curves.json:tricks_ppo --labels uno_2p_ppo uno_4p_ppo tricks_ppo --out docs/training/curves.png
 
 A run is named by its folder (``runs/<name>``) or as ``<curves.json>:<name>``: its curve as an
 earlier figure's JSON holds it, so one agent trained again redraws the figure without the
-others' run folders (the README's figure: the 4-player run of 2026-12-07 with the other two
-as the figure of 2026-12-05 stored them)."""
+others' run folders (the README's figure: the 2-player run of 2026-12-07 with the other two
+as the figure's JSON stored them)."""
 
 from __future__ import annotations
 
