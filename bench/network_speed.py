@@ -94,18 +94,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--batch", type=int, default=8192)
     parser.add_argument("--repeats", type=int, default=9)
-    parser.add_argument("--quick", action="store_true", help="a small batch, few repeats, nothing written")
+    parser.add_argument("--quick", action="store_true", help="batch 256, 3 repeats, nothing written")
     parser.add_argument("--out", help="the JSON to write (default bench/results/network_speed.json)")
     args = parser.parse_args(argv)
     out = results_out(parser, args.out, args.quick, "network_speed.json")
     batch, repeats = (256, 3) if args.quick else (args.batch, args.repeats)
+    threads = torch.get_num_threads()
     torch.set_num_threads(1)
     rows = []
-    with torch.no_grad():
-        for players, path in AGENTS:
-            row = time_agent(players, path, batch, repeats)
-            if row is not None:
-                rows.append(row)
+    try:
+        with torch.no_grad():
+            for players, path in AGENTS:
+                row = time_agent(players, path, batch, repeats)
+                if row is not None:
+                    rows.append(row)
+    finally:
+        torch.set_num_threads(threads)  # as it was: a caller in the same process keeps its threads
     save_results(out, rows, torch_threads=1, repeats=repeats)
     return 0
 
