@@ -19,6 +19,8 @@ name            strategy in short
 ``greedy``      dump the card worth the most points; wild colour = most held colour
 ``heuristic``   colour management, wilds kept for when they matter, attacks on a
                 player close to going out, card counting for colours and challenges
+``restrained``  another policy (``base``) with a Wild Draw Four habit taken away:
+                its bluffs (``bluff: never``) or its challenges (``challenge: never``)
 ==============  =================================================================
 
 House rules: every policy answers the new decisions by the mask (``rlcard_rule`` swaps
@@ -44,6 +46,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.special import gammaln
@@ -64,9 +67,18 @@ from envs.uno.kernel import CHALLENGE_BREAK_EVEN, PASS_ON_KIND, SWAP_KIND, chall
 from envs.uno.observation import FIELDS
 from envs.uno.rules import UnoRules
 
-__all__ = ["UNO_POLICIES", "GreedyPolicy", "HeuristicPolicy", "RLCardRulePolicy", "guilty_probability"]
+__all__ = [
+    "UNO_POLICIES",
+    "GreedyPolicy",
+    "HeuristicPolicy",
+    "RLCardRulePolicy",
+    "RestrainedPolicy",
+    "guilty_probability",
+]
 
 CHALLENGE_RULES = ("never", "always", "smart")
+#: What :class:`RestrainedPolicy` may do with each of its base's Wild Draw Four habits.
+RESTRAINTS = {"bluff": ("base", "never"), "challenge": ("base", "never", "always")}
 
 # Observation offsets (envs.uno.observation documents the layout).
 _HAND = FIELDS["hand"].slice
@@ -499,9 +511,67 @@ class HeuristicPolicy(_WildDrawFourPolicy):
 
 
 #: The scripted UNO policies by name (``agents.registry`` looks them up here).
+class RestrainedPolicy(SeededPolicy):
+    """Another policy with a Wild Draw Four habit taken away, to measure what the habit earns.
+
+    ``{name: restrained, base: "agent:models/uno_2p_ppo.pt", challenge: never}`` plays as its
+    ``base`` (any policy spec) but never sees a challenge among its legal actions, so it
+    accepts (or, where the rules let it, stacks if its base prefers that); ``always`` leaves
+    it only the challenge. ``bluff: never`` takes away a Wild Draw Four that would be a bluff
+    (:func:`would_bluff`, the engine's rule read from the view) wherever anything else is
+    legal, so the base plays its next choice. Only the base's choice among the actions left
+    changes: a greedy agent takes its next most probable action, a scripted policy its next
+    best score. The bluffing study plays the shipped agents so, on the same deals as they are,
+    and reports the difference in games won.
+    """
+
+    name = "restrained"
+
+    @staticmethod
+    def files_read(params: dict[str, Any], game: str, players: int) -> list[str]:
+        from agents.registry import files_read
+
+        return files_read(game, params.get("base", "heuristic"), players)
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        base: Any = "heuristic",
+        bluff: str = "base",
+        challenge: str = "base",
+        rules: dict[str, Any] | None = None,
+    ) -> None:
+        from agents.registry import make_policy
+
+        super().__init__(seed)
+        for key, value in (("bluff", bluff), ("challenge", challenge)):
+            if value not in RESTRAINTS[key]:
+                raise ValueError(f"{key}={value!r}; allowed: {', '.join(RESTRAINTS[key])}")
+        self.base = make_policy("uno", base, seed, rules=rules)
+        self.bluff, self.challenge = bluff, challenge
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        mask = as_masks(mask).copy()
+        obs = np.asarray(obs)
+        if self.challenge != "base":
+            facing = mask[:, A.CHALLENGE].copy()
+            if self.challenge == "never":
+                mask[:, A.CHALLENGE] = False
+            else:
+                mask[facing] = False
+                mask[facing, A.CHALLENGE] = True
+        if self.bluff == "never":
+            narrowed = mask.copy()
+            narrowed[:, _W4] = False
+            rows = would_bluff(obs) & mask[:, _W4].any(axis=1) & narrowed.any(axis=1)
+            mask[rows] = narrowed[rows]
+        return check_chosen(mask, self.base(obs, mask))
+
+
 UNO_POLICIES: dict[str, type] = {
     "random": RandomPolicy,
     "rlcard_rule": RLCardRulePolicy,
     "greedy": GreedyPolicy,
     "heuristic": HeuristicPolicy,
+    "restrained": RestrainedPolicy,
 }

@@ -110,6 +110,7 @@ def test_the_bluff_study_writes_its_report(tmp_path):
         f"report={report}",
         f"data={data}",
         "survey_games=200",
+        "habit_games=200",
         "learner_overrides=[total_steps=2048, num_games=64, num_steps=8, 'hidden=[16]', imitation_steps=0, "
         "eval_every=2, eval_games=100, final_eval_games=200, checkpoint_every=0, device=cpu]",
         f"learner_runs={tmp_path / 'learners'}",
@@ -133,6 +134,15 @@ def test_the_bluff_study_writes_its_report(tmp_path):
     # the learned-play chapter: the shipped agents surveyed, the learner trained and read off
     assert "## Learned play" in text and "| 2-player agent | 2 |" in text and "| 4-player agent | 4 |" in text
     assert [a["players"] for a in doc["agents"]] == [2, 4] and all(a["bluff"]["n"] > 0 for a in doc["agents"])
+    for a in doc["agents"]:  # each habit taken away, on the same deals: what it earns, paired
+        h = a["habits"]
+        assert h["as_is"]["games"] == h["challenges"]["games"] == h["bluffs"]["games"] == 200
+        for habit in ("challenges", "bluffs"):
+            r = h[habit]
+            assert r["earns"] == pytest.approx(h["as_is"]["win_rate"] - r["win_rate"])
+            assert r["earns_low"] <= r["earns"] <= r["earns_high"]
+    assert "**What the habits earn, in games.**" in text and "| 2-player agent | 2 | " in text
+    assert "(2 players), its challenges: " in text and "(4 players), its bluffs: " in text
     (learner,) = doc["learners"]
     assert learner["role"] == "bluffer" and learner["play"]["challenge"]["n"] > 0 and learner["games"] >= 200
     assert "As the bluffer against `heuristic" in text
@@ -250,6 +260,8 @@ def test_the_bluff_grid_and_survey_are_checked_before_any_game():
             BluffStudyConfig.from_mapping({**base, key: value})
     with pytest.raises(ValueError, match="survey_games is a positive number of games"):
         BluffStudyConfig.from_mapping({**base, "survey_games": 0})
+    with pytest.raises(ValueError, match="habit_games is a positive number of games"):
+        BluffStudyConfig.from_mapping({**base, "habit_games": True})
 
 
 @pytest.mark.parametrize("study", ["bluff_study", "exploitability"])

@@ -15,6 +15,7 @@ from agents.uno_policies import (
     UNO_POLICIES,
     GreedyPolicy,
     HeuristicPolicy,
+    RestrainedPolicy,
     RLCardRulePolicy,
     guilty_probability,
 )
@@ -33,6 +34,7 @@ LINEUP: list[tuple[str, dict[str, Any]]] = [
     ("heuristic", {}),
     ("heuristic", {"bluff": 1.0, "challenge": "smart"}),
     ("heuristic", {"bluff": 0.5, "challenge": "always"}),
+    ("restrained", {"base": {"name": "greedy", "bluff": 1.0}, "bluff": "never", "challenge": "always"}),
 ]
 
 
@@ -302,6 +304,37 @@ def test_would_bluff_is_the_engines_judgement_of_a_wild_draw_four() -> None:
     eng = engine([pos for pos, _ in cases.values()], **rules)
     obs, _ = eng.observe()
     assert would_bluff(obs).tolist() == [want for _, want in cases.values()]
+
+
+def test_restrained_takes_away_one_wild_draw_four_habit_and_leaves_the_rest_to_its_base():
+    helps = wild_draw_four_position(["W+4", "R1", "G2", "G3"], next_cards=1)  # greedy, bluff 1: play W+4
+    honest = wild_draw_four_position(["W+4", "G2", "G3"], next_cards=1)  # no red: the W+4 is no bluff
+    plays, answers = [helps, honest], [LIKELY_GUILTY, LIKELY_INNOCENT]
+    bluffer = {"name": "greedy", "bluff": 1.0, "challenge": "always"}
+    restrained = {"name": "restrained", "base": bluffer}
+    for spec in (bluffer, restrained):
+        pol = make_policy("uno", spec, seed=0)
+        assert choices(pol, plays) == ["play W+4 G"] * 2 and choices(pol, answers) == ["challenge"] * 2
+    no_bluff = make_policy("uno", {**restrained, "bluff": "never"}, seed=0)
+    assert choices(no_bluff, plays) == ["play R1", "play W+4 G"]  # its next choice, where it was a bluff
+    assert choices(no_bluff, answers) == ["challenge"] * 2
+    no_challenge = make_policy("uno", {**restrained, "challenge": "never"}, seed=0)
+    assert choices(no_challenge, plays) == ["play W+4 G"] * 2 and choices(no_challenge, answers) == ["accept"] * 2
+    always = RestrainedPolicy(0, base="heuristic", challenge="always")  # smart would accept the innocent one
+    assert choices(always, answers) == ["challenge"] * 2
+    for key, bad in (("bluff", "sometimes"), ("challenge", "smart")):
+        with pytest.raises(ValueError, match=f"{key}='{bad}'; allowed: "):
+            RestrainedPolicy(0, **{key: bad})
+    with pytest.raises(ValueError, match="unknown uno policy 'nosuch'"):
+        RestrainedPolicy(0, base="nosuch")
+
+
+def test_restrained_reads_the_files_of_its_base():
+    from agents.registry import files_read
+
+    spec = {"name": "restrained", "base": "agent:models/uno_2p_ppo.pt", "challenge": "never"}
+    assert files_read("uno", spec, 2) == ["models/uno_2p_ppo.pt"]
+    assert files_read("uno", {"name": "restrained"}, 2) == []
 
 
 def test_a_drawn_wild_draw_four_is_kept_rather_than_bluffed_when_pass_is_allowed():

@@ -24,6 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rich.console import Console
 from rich.markup import escape
 
@@ -64,7 +65,60 @@ def survey_agents(config: Any, console: Console) -> list[dict[str, Any]]:
     for row in config.agents:
         console.print(f"learned play: {row['label']} at {row['players']} players, {config.survey_games:,} games")
         events = survey(row["policy"], config.base, row["players"], config.rules, config.survey_games, config.seed)
-        out.append({"label": row["label"], "policy": row["policy"], "players": row["players"], **summarise(events)})
+        out.append(
+            {
+                "label": row["label"],
+                "policy": row["policy"],
+                "players": row["players"],
+                **summarise(events),
+                "habits": habit_values(config, row, console),
+            }
+        )
+    return out
+
+
+#: The habits part 1 takes away, one at a time, to see what each earns: ``restrained``
+#: (agents.uno_policies.RestrainedPolicy) with these parameters over the agent.
+HABITS = {"challenges": {"challenge": "never"}, "bluffs": {"bluff": "never"}}
+
+
+def habit_values(config: Any, row: dict[str, Any], console: Console) -> dict[str, Any]:
+    """What an agent's challenges and bluffs earn it in games: its win rate against the base
+    strategy as it is and with each habit taken away (it accepts every Wild Draw Four; it plays
+    its next choice where it would bluff), every version on the same deals, so that each
+    difference is paired game by game."""
+    from agents.registry import spec_mapping
+    from tournament.bluff_study import paired, play_scored
+    from tournament.config import TournamentConfig
+    from tournament.stats import wilson
+
+    def play(policy: Any, what: str) -> np.ndarray:
+        console.print(f"  {row['label']} {what}: {config.habit_games:,} games")
+        cell = TournamentConfig(
+            game="uno",
+            players=row["players"],
+            rules=dict(config.rules),
+            policies=[{**spec_mapping(policy), "label": "agent"}, {**spec_mapping(config.base), "label": "others"}],
+            lineups=[["agent"] + ["others"] * (row["players"] - 1)],
+            seating="rotations",
+            games=config.habit_games,
+            batch=config.batch,
+            seed=config.seed,
+            output=config.data,
+            ratings="none",
+        )
+        return play_scored(cell, console)[2]
+
+    def rate(score: np.ndarray) -> dict[str, Any]:
+        low, high = wilson(float(score.sum()), score.size)
+        return {"games": int(score.size), "win_rate": float(score.mean()), "ci_low": low, "ci_high": high}
+
+    as_is = play(row["policy"], "as it is")
+    out: dict[str, Any] = {"as_is": rate(as_is)}
+    for habit, params in HABITS.items():
+        score = play({"name": "restrained", "base": row["policy"], **params}, f"without its {habit}")
+        diff, low, high = paired(as_is, score)
+        out[habit] = {**rate(score), "params": params, "earns": diff, "earns_low": low, "earns_high": high}
     return out
 
 
@@ -210,6 +264,7 @@ def chapter(
             "",
         ]
     out += _agent_findings(agents)
+    out += habits_table(config, agents)
     missing = [r for r in learners if r.get("missing")]
     learners = [r for r in learners if not r.get("missing")]
     if missing:
@@ -504,6 +559,66 @@ def _agent_findings(agents: list[dict[str, Any]]) -> list[str]:
             + f"; {a['bluffs_faced']:,} of the Wild Draw Fours it faced were bluffs."
         )
     return lines
+
+
+def _points(diff: float, low: float, high: float) -> str:
+    return f"{100 * diff:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}]"
+
+
+def _win(r: dict[str, Any]) -> str:
+    return f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+
+
+def habits_table(config: Any, agents: list[dict[str, Any]]) -> list[str]:
+    """What each agent's challenges and bluffs earn it in games won (:func:`habit_values`)."""
+    agents = [a for a in agents if a.get("habits")]
+    if not agents:
+        return []
+    out = [
+        "",
+        "**What the habits earn, in games.** Cards are not games: a challenge also shows the challenger the "
+        "bluffer's hand (`revealed_hand` in the observation, docs/uno.md), and a card not played now is "
+        f"played later. So each agent also plays `{config.base}` on the same deals with one habit taken away "
+        "(`{name: restrained, base: <agent>, challenge: never}`: it accepts every Wild Draw Four; "
+        "`bluff: never`: where it would bluff it plays its next choice; `agents/uno_policies.py`), "
+        f"{config.habit_games:,} games each. What a habit earns is the agent's win rate as it is minus its "
+        "win rate without the habit, paired game by game (95% interval, normal approximation).",
+        "",
+        "| agent | players | win rate as it is | without its challenges | challenges earn, points "
+        "| without its bluffs | bluffs earn, points |",
+        "|---|---:|---|---|---|---|---|",
+    ]
+    lines = []
+    for a in agents:
+        h = a["habits"]
+        c, b = h["challenges"], h["bluffs"]
+        out.append(
+            f"| {a['label']} | {a['players']} | {_win(h['as_is'])} | {_win(c)} | "
+            f"{_points(c['earns'], c['earns_low'], c['earns_high'])} | {_win(b)} | "
+            f"{_points(b['earns'], b['earns_low'], b['earns_high'])} |"
+        )
+        for habit, what, cards in (
+            ("challenges", "challenges", a["challenge_card_swing"]),
+            ("bluffs", "bluffs", a["bluff_card_swing"]),
+        ):
+            r = h[habit]
+            verdict = (
+                "they earn it games"
+                if r["earns_low"] > 0
+                else ("they cost it games" if r["earns_high"] < 0 else "no difference these games can tell")
+            )
+            why = ""
+            if habit == "challenges" and r["earns_low"] > 0 and cards is not None and cards < 0:
+                why = (
+                    f", although each costs {-cards:.2f} cards on average: a challenge also shows it the "
+                    "bluffer's hand, which these games say is worth more to it than the cards"
+                )
+            lines.append(
+                f"- {a['label']} ({a['players']} players), its {what}: "
+                f"{_points(r['earns'], r['earns_low'], r['earns_high'])} points of win rate "
+                f"({_win(h['as_is'])} as it is, {_win(r)} without): {verdict}{why}."
+            )
+    return [*out, "", *lines]
 
 
 def _learner_findings(learners: list[dict[str, Any]]) -> list[str]:

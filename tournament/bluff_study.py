@@ -66,6 +66,7 @@ class BluffStudyConfig:
     # Learned play (tournament.bluff_learners): the agents surveyed against `base`...
     agents: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # {label, policy, players}
     survey_games: int = 20_000
+    habit_games: int = 20_000  # per version of each agent: as it is, without its challenges, without its bluffs
     # ...and learners trained to best-respond to one target each: {name, label, role, target}
     learners: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     learner_config: str = "configs/best_response/uno_2p_heuristic.yaml"
@@ -85,8 +86,10 @@ class BluffStudyConfig:
             same = float if key == "bluff" else str  # 0 and 0.0 are one bluffing rate
             if not isinstance(values, list) or not values or len(set(map(same, values))) != len(values):
                 raise ValueError(f"{key} is a non-empty list without repeats, got {values!r}")
-        if isinstance(config.survey_games, bool) or not isinstance(config.survey_games, int) or config.survey_games < 1:
-            raise ValueError(f"survey_games is a positive number of games, got {config.survey_games!r}")
+        for key in ("survey_games", "habit_games"):
+            value = getattr(config, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{key} is a positive number of games, got {value!r}")
         for cell in config.cells():
             cell.check()  # every table, policy and rules option, before any game
         from agents.registry import check_spec
@@ -219,8 +222,10 @@ def compare_rules(cells: list[tuple[dict[str, Any], np.ndarray]]) -> list[dict[s
     return out
 
 
-def play_cell(cell: TournamentConfig, console: Console) -> tuple[dict[str, Any], np.ndarray]:
-    """One cell's tournament: the bluffer's numbers, and its score in every game (for pairing)."""
+def play_scored(cell: TournamentConfig, console: Console) -> tuple[Any, np.ndarray, np.ndarray]:
+    """A one-lineup tournament with a progress bar: its results, where its first entrant sat
+    (``bool [games, seats]``) and that entrant's share of every game. Tournaments of the same
+    seed, games and table replay the same deals in the same order, so two such scores pair."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     schedule = build_schedule(cell)
@@ -229,9 +234,13 @@ def play_cell(cell: TournamentConfig, console: Console) -> tuple[dict[str, Any],
     ) as bar:
         task = bar.add_task("games", total=schedule.num_games)
         results = run_tournament(cell, schedule, on_games=lambda n: bar.advance(task, n))
-    share = seat_scores(cell, results)
-    is_bluffer = schedule.seat_entrant == 0
-    score = (share * is_bluffer).sum(axis=1)  # the bluffer's share of each game
+    first = schedule.seat_entrant == 0
+    return results, first, (seat_scores(cell, results) * first).sum(axis=1)
+
+
+def play_cell(cell: TournamentConfig, console: Console) -> tuple[dict[str, Any], np.ndarray]:
+    """One cell's tournament: the bluffer's numbers, and its score in every game (for pairing)."""
+    results, is_bluffer, score = play_scored(cell, console)  # the bluffer's share of each game
     n = score.size
     low, high = wilson(float(score.sum()), n)
     ev = results.events
