@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from agents.registry import check_spec, policy_table
+from agents.registry import check_spec, strategies
 from envs.config import MAX_SEED
 from envs.core import dataclass_from_mapping, shown_value
 from envs.games import GAMES, game_module
@@ -162,7 +162,7 @@ class PPOConfig:
         module = game_module(self.game)
         module.Rules.from_dict(self.rules).check_players(self.players)
         if self.eval_opponents is None:  # the default: every scripted policy of this game
-            self.eval_opponents = list(policy_table(self.game))
+            self.eval_opponents = strategies(self.game)
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if self.critic not in CRITICS:

@@ -32,6 +32,13 @@ def policy_table(game: str) -> dict[str, type]:
     return resolve(game_info(game).policies)
 
 
+def strategies(game: str) -> list[str]:
+    """The scripted policies that play by themselves: the table less the wrappers of another
+    policy (a class with ``wraps = True``, such as UNO's ``restrained``), which would only
+    repeat their base as an opponent offered or an evaluation opponent by default."""
+    return [name for name, cls in policy_table(game).items() if not getattr(cls, "wraps", False)]
+
+
 def outside_policy_class(game: str, name: str) -> type:
     """The class a ``"package.module:Class"`` name imports: a policy written outside the lab.
 

@@ -526,6 +526,7 @@ class RestrainedPolicy(SeededPolicy):
     """
 
     name = "restrained"
+    wraps = True  # not an opponent of its own: agents.registry.strategies leaves it out
 
     @staticmethod
     def files_read(params: dict[str, Any], game: str, players: int) -> list[str]:

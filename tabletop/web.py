@@ -39,7 +39,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.registry import AGENT, SEARCH, policy_table
+from agents.registry import AGENT, SEARCH, strategies
 from envs.config import MAX_SEED
 from envs.games import GAMES
 from envs.games import game as game_info
@@ -103,7 +103,7 @@ class Tables:
 
 def offered(game: str) -> list[str]:
     """The opponents the page offers for a game, by name (``agent``: the shipped agent)."""
-    return sorted(policy_table(game)) + [AGENT, SEARCH]
+    return sorted(strategies(game)) + [AGENT, SEARCH]
 
 
 def _opponents(game: str, value: Any) -> list[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agents.ppo_config import PPOConfig
-from agents.registry import make_policy, policy_table, spec_label, split_spec
+from agents.registry import make_policy, policy_table, spec_label, split_spec, strategies
 from envs.config import parse_overrides, rules_options
 from envs.games import GAMES
 from envs.records import main as records_main
@@ -102,9 +102,11 @@ def test_yaml_12_floats_without_a_decimal_point_are_numbers():
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_default_opponents_and_entrants_are_the_games_own_policies(game):
     """Left out, a trainer's evaluation opponents and a tournament's entrants are the
-    scripted policies of the game named (one list: the game's policy table)."""
+    scripted policies of the game named (one list: the game's policy table), less the wrappers
+    of another policy, which would only repeat their base."""
     players = GAMES[game].table_sizes[-1] if GAMES[game].teams else 2
-    scripted = list(policy_table(game))
+    scripted = strategies(game)
+    assert scripted == [n for n in policy_table(game) if n != "restrained"]
     assert PPOConfig.from_mapping({"game": game, "players": players}).eval_opponents == scripted
     assert TournamentConfig.from_mapping({"game": game, "players": players}).policies == scripted
 

@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.registry import check_label, check_spec, policy_table, spec_label, split_spec
+from agents.registry import check_label, check_spec, spec_label, split_spec, strategies
 from envs.config import MAX_SEED, merge, parse_overrides, read_yaml
 from envs.core import dataclass_from_mapping
 from envs.games import GAMES, game_module
@@ -92,8 +92,8 @@ class TournamentConfig:
         """Raise ``ValueError`` naming the problem: every mistake is caught before a game is played."""
         if not isinstance(self.game, str) or self.game not in GAMES:
             raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
-        if self.policies is None:  # the default: every scripted policy of this game
-            self.policies = list(policy_table(self.game))
+        if self.policies is None:  # the default: every scripted policy of this game (no wrapper)
+            self.policies = strategies(self.game)
         sizes = game_info(self.game).table_sizes
         if isinstance(self.players, bool) or not isinstance(self.players, int) or self.players not in sizes:
             raise ValueError(f"players: the {self.game} table seats {_span(sizes)}, got {self.players!r}")
