@@ -211,7 +211,18 @@ def test_the_learned_chapter_answers_in_plain_words_from_its_numbers():
     assert [c["verdict"] for c in compared] == ["same", "same", "same"]  # 0.50 vs 0.50; 0.53 vs 1 - 0.47
     text = "\n".join(learned_answer([], learners, compared, survey_games=20_000, cells=cells))
     assert "Bluffing does not pay for learned play either" in text and "more often as the bluffer bluffs" in text
-    assert "0 of 3 learners do measurably better" in text
+    assert "0 of 3 learners do measurably better" in text and "Seldom is not never" not in text
+    # a shipped agent whose own rare bluffs measurably earn it games qualifies the headline
+    earns = {"games": 100_000, "win_rate": 0.58, "ci_low": 0.577, "ci_high": 0.583}
+    habits = {
+        "as_is": earns,
+        "bluffs": {**earns, "earns": 0.003, "earns_low": 0.001, "earns_high": 0.005},
+        "challenges": {**earns, "earns": -0.002, "earns_low": -0.004, "earns_high": 0.001},
+    }
+    agent = {"label": "2-player agent", **_learner("bluffer", {}, 0.012, 0.7, 0.5)["play"], "habits": habits}
+    text = "\n".join(learned_answer([agent], learners, compared, survey_games=20_000, cells=cells))
+    assert "its bluffs earn it +0.3 [+0.1, +0.5] points and its challenges -0.2 [-0.4, +0.1] points" in text
+    assert "Seldom is not never: the shipped 2-player agent's own bluffs, 1.2% " in text
     paying = _learner("bluffer", {"name": "heuristic", "challenge": "never"}, 0.4, 0.0, 0.52)
     down = [
         _learner("challenger", {"name": "heuristic", "bluff": p}, 0.0, c, 0.5) for p, c in ((0.25, 0.9), (1.0, 0.3))

@@ -453,9 +453,19 @@ def learned_answer(
             challenges = "challenges more often than not"
         else:
             challenges = "challenges at times"
+        habits = a.get("habits")
+        earned = (
+            " In games won against `heuristic` on the same deals, its bluffs earn it "
+            + _earns(habits["bluffs"])
+            + " points and its challenges "
+            + _earns(habits["challenges"])
+            + " points."
+            if habits
+            else ""
+        )
         lines.append(
             f"- The shipped {a['label']} {bluffs} and {challenges}: it bluffs in {_rate(a['bluff'])} of its "
-            f"chances and challenges {_rate(a['challenge'])} Wild Draw Fours."
+            f"chances and challenges {_rate(a['challenge'])} Wild Draw Fours.{earned}"
         )
     scripted_pays = any(c["players"] == 2 and c["bluff"] > 0 and c.get("gain_low", 0) > 0 for c in cells or [])
     bluffers = [r for r in learners if r["role"] == "bluffer" and _measured(r, "bluff")]
@@ -467,10 +477,16 @@ def learned_answer(
         rate = top["play"]["bluff"]
         if rate["high"] < SETTLED:
             either = " either" if cells and not scripted_pays else ""
+            paying = [a for a in agents if a.get("habits") and a["habits"]["bluffs"]["earns_low"] > 0]
+            seldom = "".join(
+                f" Seldom is not never: the shipped {a['label']}'s own bluffs, {_rate(a['bluff'])} of its chances, "
+                f"earn it {_earns(a['habits']['bluffs'])} points against `heuristic`."
+                for a in paying
+            )
             lines.append(
                 f"- **Bluffing does not pay for learned play{either}.** No learner trained as the bluffer settles "
                 f"on bluffing in more than {100 * SETTLED:.0f}% of its chances (the highest rate: {where}): "
-                "trained to win as the bluffer, each learned to bluff seldom."
+                f"trained to win as the bluffer, each learned to bluff seldom.{seldom}"
             )
         elif rate["low"] < SETTLED:
             lines.append(
@@ -498,6 +514,11 @@ def learned_answer(
             )
         )
     return lines
+
+
+def _earns(r: dict[str, Any]) -> str:
+    """What a habit earns (:func:`habit_values`), in points of win rate with its interval."""
+    return _points(r["earns"], r["earns_low"], r["earns_high"])
 
 
 #: A rate whose interval lies below this is "not settled on" (bluffing, challenging).
@@ -594,8 +615,7 @@ def habits_table(config: Any, agents: list[dict[str, Any]]) -> list[str]:
         c, b = h["challenges"], h["bluffs"]
         out.append(
             f"| {a['label']} | {a['players']} | {_win(h['as_is'])} | {_win(c)} | "
-            f"{_points(c['earns'], c['earns_low'], c['earns_high'])} | {_win(b)} | "
-            f"{_points(b['earns'], b['earns_low'], b['earns_high'])} |"
+            f"{_earns(c)} | {_win(b)} | {_earns(b)} |"
         )
         for habit, what, cards in (
             ("challenges", "challenges", a["challenge_card_swing"]),
@@ -615,7 +635,7 @@ def habits_table(config: Any, agents: list[dict[str, Any]]) -> list[str]:
                 )
             lines.append(
                 f"- {a['label']} ({a['players']} players), its {what}: "
-                f"{_points(r['earns'], r['earns_low'], r['earns_high'])} points of win rate "
+                f"{_earns(r)} points of win rate "
                 f"({_win(h['as_is'])} as it is, {_win(r)} without): {verdict}{why}."
             )
     return [*out, "", *lines]
