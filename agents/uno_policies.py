@@ -510,7 +510,6 @@ class HeuristicPolicy(_WildDrawFourPolicy):
             scores[:, kind:_NC:13] += (self.HAND_SWAP * _UNIT) * gain[:, None].astype(np.float32)
 
 
-#: The scripted UNO policies by name (``agents.registry`` looks them up here).
 class RestrainedPolicy(SeededPolicy):
     """Another policy with a Wild Draw Four habit taken away, to measure what the habit earns.
 
@@ -519,10 +518,13 @@ class RestrainedPolicy(SeededPolicy):
     accepts (or, where the rules let it, stacks if its base prefers that); ``always`` leaves
     it only the challenge. ``bluff: never`` takes away a Wild Draw Four that would be a bluff
     (:func:`would_bluff`, the engine's rule read from the view) wherever anything else is
-    legal, so the base plays its next choice. Only the base's choice among the actions left
-    changes: a greedy agent takes its next most probable action, a scripted policy its next
-    best score. The bluffing study plays the shipped agents so, on the same deals as they are,
-    and reports the difference in games won.
+    legal, so the base plays its next choice (a drawn Wild Draw Four that must be played,
+    under ``draw_anytime`` with ``must_play_drawn``, stays a bluff: nothing else is legal).
+    Only the base's choice among the actions left changes: a greedy agent takes its next most
+    probable action, a scripted policy its next best score. The bluffing study plays the
+    shipped agents so, on the same deals as they are, and reports the difference in games won.
+    Its random numbers are its base's: ``seed``, ``rng_state`` and ``rng`` (which
+    :func:`agents.policy.drawing_by_row` swaps for per-row streams) reach the base.
     """
 
     name = "restrained"
@@ -544,12 +546,30 @@ class RestrainedPolicy(SeededPolicy):
     ) -> None:
         from agents.registry import make_policy
 
-        super().__init__(seed)
         for key, value in (("bluff", bluff), ("challenge", challenge)):
             if value not in RESTRAINTS[key]:
                 raise ValueError(f"{key}={value!r}; allowed: {', '.join(RESTRAINTS[key])}")
         self.base = make_policy("uno", base, seed, rules=rules)
         self.bluff, self.challenge = bluff, challenge
+
+    @property
+    def rng(self) -> Any:
+        return getattr(self.base, "rng", None)
+
+    @rng.setter
+    def rng(self, value: Any) -> None:
+        self.base.rng = value
+
+    def seed(self, seed: int | None) -> None:
+        if hasattr(self.base, "seed"):
+            self.base.seed(seed)
+
+    def rng_state(self) -> Any:
+        return self.base.rng_state() if hasattr(self.base, "rng_state") else None
+
+    def set_rng_state(self, state: Any) -> None:
+        if state is not None:
+            self.base.set_rng_state(state)
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         mask = as_masks(mask).copy()
@@ -569,6 +589,7 @@ class RestrainedPolicy(SeededPolicy):
         return check_chosen(mask, self.base(obs, mask))
 
 
+#: The scripted UNO policies by name (``agents.registry`` looks them up here).
 UNO_POLICIES: dict[str, type] = {
     "random": RandomPolicy,
     "rlcard_rule": RLCardRulePolicy,

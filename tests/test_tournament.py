@@ -78,6 +78,41 @@ def test_random_against_itself_is_even_and_heuristic_beats_random():
     assert h2h["p_value"][i][j] < 1e-6
 
 
+def _paired_games(first: dict, streams: str, batch: int = 128, shard_games: int | None = None):
+    cfg = TournamentConfig.from_mapping(
+        {
+            "game": "uno",
+            "players": 2,
+            "policies": [{**first, "label": "a"}, {"name": "heuristic", "label": "b"}],
+            "lineups": [["a", "b"]],
+            "seating": "rotations",
+            "games": 300,
+            "batch": batch,
+            "shard_games": shard_games,
+            "streams": streams,
+            "ratings": "none",
+        }
+    )
+    return run_tournament(cfg, build_schedule(cfg))
+
+
+def test_with_a_stream_per_game_the_games_pair_up_until_a_policy_chooses_otherwise():
+    """streams: game: a game's random numbers are its own, so the batch and shards leave the
+    games alone, and an entrant that differs only in its challenges plays every game in which
+    it would not have challenged exactly as before (with one stream per batch, a game that
+    differs anywhere moves the opponents' tie-breaks in all the others)."""
+    smart = {"name": "heuristic", "challenge": "smart"}
+    accepting = {"name": "restrained", "base": smart, "challenge": "never"}
+    one = _paired_games(smart, "game")
+    np.testing.assert_array_equal(one.decisions, _paired_games(smart, "game", batch=32, shard_games=64).decisions)
+    for streams, alike in (("game", True), ("batch", False)):
+        a, b = _paired_games(smart, streams), _paired_games(accepting, streams)
+        unchallenged = a.events["challenges"].sum(axis=1) == 0  # nobody challenged: the same game in both
+        assert 0 < unchallenged.sum() < unchallenged.size
+        same = (a.decisions == b.decisions) & (a.winners == b.winners).all(axis=1)
+        assert same[unchallenged].all() == alike, streams
+
+
 def test_uno_referee_counts_wild_draw_four_bluffs_and_challenges():
     cfg = config(
         policies=[
@@ -227,6 +262,7 @@ def test_wilson_interval_matches_scipy():
         (["players=2", "policies=[random, {name: heuristic, label: ''}]"], "a label is a non-empty text"),
         (["lineups=[[{a: 1}, random, greedy, heuristic]]"], "lineups\\[0\\] lists entrant labels \\(texts\\)"),
         (["game=tricks", "policies=[random, greedy]", "seating=permutations"], "plays its 4 rotations"),
+        (["streams=row"], "streams must be one of batch, game, got 'row'"),
     ],
 )
 def test_bad_configs_are_refused_with_a_clear_message(overrides, message):

@@ -329,6 +329,30 @@ def test_restrained_takes_away_one_wild_draw_four_habit_and_leaves_the_rest_to_i
         RestrainedPolicy(0, base="nosuch")
 
 
+def test_restrained_draws_its_random_numbers_from_its_base():
+    """Seeding, saving and restoring the streams and per-row streams reach the base."""
+    from agents.policy import drawing_by_row
+
+    eng = UnoEngine(num_games=64, num_players=3, seed=5)
+    obs, mask = eng.reset()
+    pol = RestrainedPolicy(0, base="random", challenge="never")
+    pol.seed(9)
+    first = pol(obs, mask)
+    pol.seed(9)
+    np.testing.assert_array_equal(pol(obs, mask), first)
+    state = pol.rng_state()
+    again = pol(obs, mask)
+    pol.set_rng_state(state)
+    np.testing.assert_array_equal(pol(obs, mask), again)
+    keys = np.arange(64, dtype=np.uint64)
+    with drawing_by_row(pol, keys):
+        whole = pol(obs, mask)
+    with drawing_by_row(pol, keys[::-1]):  # each row's choice follows its own stream alone
+        backwards = pol(obs[::-1], mask[::-1])
+    np.testing.assert_array_equal(backwards, whole[::-1])
+    assert isinstance(pol.rng, np.random.Generator) and pol.rng is pol.base.rng
+
+
 def test_restrained_reads_the_files_of_its_base():
     from agents.registry import files_read
 

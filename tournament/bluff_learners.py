@@ -85,8 +85,9 @@ HABITS = {"challenges": {"challenge": "never"}, "bluffs": {"bluff": "never"}}
 def habit_values(config: Any, row: dict[str, Any], console: Console) -> dict[str, Any]:
     """What an agent's challenges and bluffs earn it in games: its win rate against the base
     strategy as it is and with each habit taken away (it accepts every Wild Draw Four; it plays
-    its next choice where it would bluff), every version on the same deals, so that each
-    difference is paired game by game."""
+    its next choice where it would bluff), every version on the same deals with a random stream
+    per game (``streams: game``), so that a game in which the habit never shows is the same game
+    in every version and each difference is paired game by game (its interval clustered by deal)."""
     from agents.registry import spec_mapping
     from tournament.bluff_study import paired, play_scored
     from tournament.config import TournamentConfig
@@ -104,20 +105,22 @@ def habit_values(config: Any, row: dict[str, Any], console: Console) -> dict[str
             games=config.habit_games,
             batch=config.batch,
             seed=config.seed,
+            streams="game",  # every game its own random numbers: the versions' games pair exactly
             output=config.data,
             ratings="none",
         )
-        return play_scored(cell, console)[2]
+        _, _, score, deal = play_scored(cell, console)
+        return score, deal
 
     def rate(score: np.ndarray) -> dict[str, Any]:
         low, high = wilson(float(score.sum()), score.size)
         return {"games": int(score.size), "win_rate": float(score.mean()), "ci_low": low, "ci_high": high}
 
-    as_is = play(row["policy"], "as it is")
+    as_is, deal = play(row["policy"], "as it is")
     out: dict[str, Any] = {"as_is": rate(as_is)}
     for habit, params in HABITS.items():
-        score = play({"name": "restrained", "base": row["policy"], **params}, f"without its {habit}")
-        diff, low, high = paired(as_is, score)
+        score, _ = play({"name": "restrained", "base": row["policy"], **params}, f"without its {habit}")
+        diff, low, high = paired(as_is, score, deal)
         out[habit] = {**rate(score), "params": params, "earns": diff, "earns_low": low, "earns_high": high}
     return out
 
@@ -308,7 +311,8 @@ def chapter(
         out += ["", *_learner_findings(learners)]
         comparisons = scripted_comparisons(learners, cells or [], config.base, config.bluffer_challenge)
         compared = against_scripted(learners, comparisons)
-        out += ["", "### In short", "", *learned_answer(agents, learners, comparisons, config.survey_games, cells)]
+        answer = learned_answer(agents, learners, comparisons, config.survey_games, cells, config.base)
+        out += ["", "### In short", "", *answer]
         if compared:
             out += [
                 "",
@@ -437,11 +441,14 @@ def learned_answer(
     comparisons: list[dict[str, Any]],
     survey_games: int,
     cells: list[dict[str, Any]] | None = None,
+    base: str = "heuristic",
 ) -> list[str]:
     """The chapter's answer in plain words, computed from its numbers: does bluffing pay for
     learned play, what do learners settle on, and where that differs from the scripted chapter
-    (``cells``: its 2-player cells, whose gains say whether scripted bluffing paid)."""
+    (``cells``: its 2-player cells, whose gains say whether scripted bluffing paid; ``base``:
+    whom the agents played)."""
     lines = []
+    verdicts = habit_verdicts(agents)
     for a in agents:
         if a["bluff"]["rate"] is None:
             continue
@@ -455,7 +462,7 @@ def learned_answer(
             challenges = "challenges at times"
         habits = a.get("habits")
         earned = (
-            " In games won against `heuristic` on the same deals, its bluffs earn it "
+            f" In win rate against `{base}` on the same deals, its bluffs earn it "
             + _earns(habits["bluffs"])
             + " points and its challenges "
             + _earns(habits["challenges"])
@@ -477,10 +484,10 @@ def learned_answer(
         rate = top["play"]["bluff"]
         if rate["high"] < SETTLED:
             either = " either" if cells and not scripted_pays else ""
-            paying = [a for a in agents if a.get("habits") and a["habits"]["bluffs"]["earns_low"] > 0]
+            paying = [a for a in agents if a.get("habits") and verdicts[a["label"], "bluffs"][1]]
             seldom = "".join(
                 f" Seldom is not never: the shipped {a['label']}'s own bluffs, {_rate(a['bluff'])} of its chances, "
-                f"earn it {_earns(a['habits']['bluffs'])} points against `heuristic`."
+                f"earn it {_earns(a['habits']['bluffs'])} points of win rate against `{base}`."
                 for a in paying
             )
             lines.append(
@@ -583,7 +590,33 @@ def _agent_findings(agents: list[dict[str, Any]]) -> list[str]:
 
 
 def _points(diff: float, low: float, high: float) -> str:
-    return f"{100 * diff:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}]"
+    return f"{100 * diff:+.2f} [{100 * low:+.2f}, {100 * high:+.2f}]"
+
+
+def habit_verdicts(agents: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[str, bool]]:
+    """Per (agent label, habit): what the habit does to the win rate in words, and whether it
+    measurably earns games once the table's tests are corrected for (Holm, over every agent's
+    every habit): 'they earn it games' only then, as the study's other answers are judged."""
+    from tournament.stats import holm, p_from_interval
+
+    found = [(a["label"], habit, a["habits"][habit]) for a in agents if a.get("habits") for habit in HABITS]
+    raw = [p_from_interval(r["earns"], r["earns_low"], r["earns_high"]) for _, _, r in found]
+    out = {}
+    for (label, habit, r), p, q in zip(found, raw, holm(raw), strict=True):
+        holds = q < 0.05 or p >= 0.05
+        if r["earns_low"] <= 0 <= r["earns_high"]:
+            out[label, habit] = ("no difference these games can tell", False)
+            continue
+        sign = "earn it games" if r["earns_low"] > 0 else "cost it games"
+        if holds:
+            out[label, habit] = (f"they {sign}", r["earns_low"] > 0)
+        else:
+            out[label, habit] = (
+                f"they {sign} by their own interval, not once the table's {len(found)} tests are corrected "
+                f"for (Holm: p = {q:.2g})",
+                False,
+            )
+    return out
 
 
 def _win(r: dict[str, Any]) -> str:
@@ -602,14 +635,18 @@ def habits_table(config: Any, agents: list[dict[str, Any]]) -> list[str]:
         f"played later. So each agent also plays `{config.base}` on the same deals with one habit taken away "
         "(`{name: restrained, base: <agent>, challenge: never}`: it accepts every Wild Draw Four; "
         "`bluff: never`: where it would bluff it plays its next choice; `agents/uno_policies.py`), "
-        f"{config.habit_games:,} games each. What a habit earns is the agent's win rate as it is minus its "
-        "win rate without the habit, paired game by game (95% interval, normal approximation).",
+        f"{config.habit_games:,} games each. Every version plays with a random stream per game "
+        "(`streams: game`), so a game in which the habit never shows is the same game in each. What a habit "
+        "earns is the agent's win rate as it is minus its win rate without the habit, paired game by game "
+        "(points of win rate; 95% interval, normal approximation, clustered by deal; a verdict holds once "
+        "the table's tests are corrected for, Holm).",
         "",
         "| agent | players | win rate as it is | without its challenges | challenges earn, points "
         "| without its bluffs | bluffs earn, points |",
         "|---|---:|---|---|---|---|---|",
     ]
     lines = []
+    verdicts = habit_verdicts(agents)
     for a in agents:
         h = a["habits"]
         c, b = h["challenges"], h["bluffs"]
@@ -622,13 +659,9 @@ def habits_table(config: Any, agents: list[dict[str, Any]]) -> list[str]:
             ("bluffs", "bluffs", a["bluff_card_swing"]),
         ):
             r = h[habit]
-            verdict = (
-                "they earn it games"
-                if r["earns_low"] > 0
-                else ("they cost it games" if r["earns_high"] < 0 else "no difference these games can tell")
-            )
+            verdict, earns = verdicts[a["label"], habit]
             why = ""
-            if habit == "challenges" and r["earns_low"] > 0 and cards is not None and cards < 0:
+            if habit == "challenges" and earns and cards is not None and cards < 0:
                 why = (
                     f", although each costs {-cards:.2f} cards on average: a challenge also shows it the "
                     "bluffer's hand, which these games say is worth more to it than the cards"

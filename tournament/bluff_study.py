@@ -184,11 +184,22 @@ def run_study(data: dict[str, Any], console: Console) -> int:
     return 0
 
 
-def paired(score: np.ndarray, other: np.ndarray) -> tuple[float, float, float]:
-    """Mean of ``score - other`` over the same games, with its 95% interval (normal approximation)."""
+def paired(score: np.ndarray, other: np.ndarray, deal: np.ndarray | None = None) -> tuple[float, float, float]:
+    """Mean of ``score - other`` over the same games, with its 95% interval (normal approximation).
+    Given each game's ``deal``, the games of a deal count as one draw: the variance is the larger
+    of the plain one and the one clustered by deal (as :func:`tournament.stats.clustered_design`)."""
     diff = score - other
     mean = float(diff.mean())
-    half = Z95 * float(diff.std(ddof=1)) / math.sqrt(diff.size)
+    variance = float(diff.var(ddof=1)) / diff.size
+    if deal is not None:
+        totals = np.bincount(deal, weights=diff)
+        counts = np.bincount(deal).astype(np.float64)
+        keep = counts > 0
+        deals = int(keep.sum())
+        if deals > 1:
+            spread = float(np.square(totals[keep] - mean * counts[keep]).sum())
+            variance = max(variance, deals / (deals - 1) * spread / diff.size**2)
+    half = Z95 * math.sqrt(variance)
     return mean, mean - half, mean + half
 
 
@@ -222,10 +233,11 @@ def compare_rules(cells: list[tuple[dict[str, Any], np.ndarray]]) -> list[dict[s
     return out
 
 
-def play_scored(cell: TournamentConfig, console: Console) -> tuple[Any, np.ndarray, np.ndarray]:
+def play_scored(cell: TournamentConfig, console: Console) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
     """A one-lineup tournament with a progress bar: its results, where its first entrant sat
-    (``bool [games, seats]``) and that entrant's share of every game. Tournaments of the same
-    seed, games and table replay the same deals in the same order, so two such scores pair."""
+    (``bool [games, seats]``), that entrant's share of every game and each game's deal.
+    Tournaments of the same seed, games and table replay the same deals in the same order, so
+    two such scores pair (game by game exactly with ``streams: game``)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     schedule = build_schedule(cell)
@@ -235,12 +247,12 @@ def play_scored(cell: TournamentConfig, console: Console) -> tuple[Any, np.ndarr
         task = bar.add_task("games", total=schedule.num_games)
         results = run_tournament(cell, schedule, on_games=lambda n: bar.advance(task, n))
     first = schedule.seat_entrant == 0
-    return results, first, (seat_scores(cell, results) * first).sum(axis=1)
+    return results, first, (seat_scores(cell, results) * first).sum(axis=1), schedule.deal
 
 
 def play_cell(cell: TournamentConfig, console: Console) -> tuple[dict[str, Any], np.ndarray]:
     """One cell's tournament: the bluffer's numbers, and its score in every game (for pairing)."""
-    results, is_bluffer, score = play_scored(cell, console)  # the bluffer's share of each game
+    results, is_bluffer, score, _ = play_scored(cell, console)  # the bluffer's share of each game
     n = score.size
     low, high = wilson(float(score.sum()), n)
     ev = results.events

@@ -6,7 +6,7 @@
     players: 4                # table size (the trick game: always 4)
     rules: {}                 # UnoRules / TricksRules options
     policies:                 # the entrants: a name, or a mapping with name, parameters, label
-                              # (left out: every scripted policy of the game)
+                              # (left out: every scripted policy of the game, no wrapper)
       - random
       - {name: heuristic, bluff: 0.5, label: bluffer}
     lineups: null             # tables to play (lists of entrant labels); null: every
@@ -17,6 +17,13 @@
                               # its random numbers for a whole batch, so it changes the games
     shard_games: null         # games per shard (whole deals); null: 3 x batch. Part of the
                               # tournament: shards seed their policies, so it changes the games
+    streams: batch            # batch: a policy draws its random numbers for a whole batch from its
+                              # generator (the fastest); game: each game's decisions draw from a
+                              # stream of that game's own (its place in the schedule and the
+                              # decision's number), so batch and shard_games no longer change the
+                              # games, and two tournaments whose entrants differ in one policy
+                              # play every game alike until that policy chooses otherwise in it
+                              # (a paired comparison's games, as the bluffing study's habits want)
     seed: 0
     output: results/eval      # JSON, CSV and PNG land here
     ratings: openskill        # openskill | none
@@ -48,6 +55,7 @@ from envs.games import game as game_info
 
 SEATINGS = ("auto", "rotations", "permutations")
 RATINGS = ("openskill", "none")
+STREAMS = ("batch", "game")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,12 +73,13 @@ class TournamentConfig:
     game: str = "uno"
     players: int = 4
     rules: dict[str, Any] = dataclasses.field(default_factory=dict)
-    policies: list[Any] | None = None  # default: the game's scripted policies (agents.registry.policy_table)
+    policies: list[Any] | None = None  # default: the game's scripted policies (agents.registry.strategies)
     lineups: list[list[str]] | None = None
     seating: str = "auto"
     games: int = 20_000
     batch: int = 4096
     shard_games: int | None = None
+    streams: str = "batch"
     seed: int = 0
     output: str = "results/eval"
     ratings: str = "openskill"
@@ -130,6 +139,8 @@ class TournamentConfig:
             )
         if self.ratings not in RATINGS:
             raise ValueError(f"ratings must be one of {', '.join(RATINGS)}, got {self.ratings!r}")
+        if self.streams not in STREAMS:
+            raise ValueError(f"streams must be one of {', '.join(STREAMS)}, got {self.streams!r}")
         if not isinstance(self.rules, Mapping):
             raise ValueError(f"rules must be a mapping of rules options, got {self.rules!r}")
         self.rules_object()  # unknown or impossible rules options

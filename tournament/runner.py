@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
 
+from agents.policy import drawing_by_row
 from agents.registry import make_policy
 from envs import rng
 from envs.core import IllegalActionError
@@ -143,6 +145,8 @@ def play_shard(
         return schedule.seed[items[slot_item[slots]]]
 
     finished_items = slot_item.copy()
+    per_game = config.streams == "game"  # each game's random numbers from a stream of its own
+    game_keys = rng.mix_keys(schedule.seed[items], items.astype(np.uint64))  # by the shard's position
     eng.next_game_seeds = next_game_seeds
     obs, mask = eng.reset(seed=schedule.seed[items[slot_item]])
     seat_policy = schedule.seat_policy[items[slot_item]]
@@ -156,12 +160,15 @@ def play_shard(
     while remaining:
         acting = seat_policy[ar, eng.current_player]
         present = np.bincount(acting, minlength=len(policies)).nonzero()[0]
+        keys = rng.mix_keys(game_keys[slot_item], decisions) if per_game else None
         if present.size == 1:
-            actions[:] = chosen(schedule, present[0], policies[present[0]](obs, mask), B)
+            with drawing_by_row(policies[present[0]], keys) if per_game else nullcontext():
+                actions[:] = chosen(schedule, present[0], policies[present[0]](obs, mask), B)
         else:
             for k in present:
                 rows = (acting == k).nonzero()[0]
-                actions[rows] = chosen(schedule, k, policies[k](obs[rows], mask[rows]), rows.size)
+                with drawing_by_row(policies[k], keys[rows]) if per_game else nullcontext():
+                    actions[rows] = chosen(schedule, k, policies[k](obs[rows], mask[rows]), rows.size)
         if events:
             tally.count(eng, actions, events)
         finished_items[:] = slot_item
