@@ -26,6 +26,7 @@ def new_table(client: TestClient, **body: Any) -> dict[str, Any]:
 def test_options_and_page(client: TestClient) -> None:
     options = client.get("/api/options").json()["games"]
     assert {"random", "heuristic", "agent"} <= set(options["uno"]["policies"])
+    assert "restrained" not in options["uno"]["policies"]  # a wrapper of another policy, no opponent of its own
     assert options["tricks"]["players"] == [4, 4]
     # what the setup form is built from: the games, their titles, partners and house rules
     assert list(options) == ["uno", "tricks"]

@@ -105,6 +105,7 @@ def test_the_table_of_policies_and_their_parameters():
         (4, {"draw_anytime": True, "must_play_drawn": False, "uno_penalty": 0}),
         (7, {"draw_anytime": True, "stacking": True, "uno_catch_prob": 0.5}),
         (10, {"hand_size": 5, "match": True, "target_score": 200}),
+        (2, {"stacking": True, "stack_wild_draw_four": True, "draw_anytime": True}),  # forced bluffs too
     ],
 )
 def test_every_policy_plays_only_legal_actions_in_bulk_random_play(players, rules):
