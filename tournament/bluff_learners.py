@@ -590,7 +590,10 @@ def _agent_findings(agents: list[dict[str, Any]]) -> list[str]:
 
 
 def _points(diff: float, low: float, high: float) -> str:
-    return f"{100 * diff:+.2f} [{100 * low:+.2f}, {100 * high:+.2f}]"
+    """Points of win rate with the interval: two decimals, three where the interval is narrower
+    than a hundredth of a point (a habit that shows in a handful of games)."""
+    digits = 3 if max(abs(low), abs(high)) < 1e-4 else 2
+    return f"{100 * diff:+.{digits}f} [{100 * low:+.{digits}f}, {100 * high:+.{digits}f}]"
 
 
 def habit_verdicts(agents: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[str, bool]]:
