@@ -18,7 +18,7 @@
     shard_games: null         # games per shard (whole deals); null: 3 x batch. Part of the
                               # tournament: shards seed their policies, so it changes the games
     streams: batch            # batch: a policy draws its random numbers for a whole batch from its
-                              # generator (the fastest); game: each game's decisions draw from a
+                              # generator (the default); game: each game's decisions draw from a
                               # stream of that game's own (its place in the schedule and the
                               # decision's number), so batch and shard_games no longer change the
                               # games, and two tournaments whose entrants differ in one policy
