@@ -93,7 +93,7 @@ def habit_values(config: Any, row: dict[str, Any], console: Console) -> dict[str
     from tournament.config import TournamentConfig
     from tournament.stats import wilson
 
-    def play(policy: Any, what: str) -> np.ndarray:
+    def play(policy: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
         console.print(f"  {row['label']} {what}: {config.habit_games:,} games")
         cell = TournamentConfig(
             game="uno",
