@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -318,3 +319,18 @@ def test_overrides_that_replace_the_configs_results_say_so(tmp_path):
     assert first.returncode == 0 and "replace the config's results" not in first.stdout
     again = subprocess.run([*command, "seed=1"], capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "these overrides replace the config's results in" in " ".join(again.stdout.split())
+
+
+def test_a_paired_difference_counts_a_deals_games_as_one_draw_where_they_move_together():
+    """Given the deals, the interval is the larger of the plain one and the one clustered by deal."""
+    from tournament.bluff_study import paired
+
+    rng = np.random.default_rng(0)
+    other = np.zeros(4000)
+    deal = np.repeat(np.arange(1000), 4)
+    together = np.repeat(rng.choice([-1.0, 1.0], 1000), 4)  # a deal's four games differ alike
+    plain, clustered = paired(together, other), paired(together, other, deal)
+    assert plain[0] == clustered[0]
+    assert clustered[2] - clustered[0] == pytest.approx(2 * (plain[2] - plain[0]), rel=0.05)  # 4 games: sqrt 4
+    apart = np.tile([1.0, -1.0], 2000)  # a deal's games cancel: the plain interval stands
+    assert paired(apart, other, deal) == paired(apart, other)

@@ -146,7 +146,7 @@ def play_shard(
 
     finished_items = slot_item.copy()
     per_game = config.streams == "game"  # each game's random numbers from a stream of its own
-    game_keys = rng.mix_keys(schedule.seed[items], items.astype(np.uint64))  # by the shard's position
+    game_keys = rng.mix_keys(schedule.seed[items], items.astype(np.uint64))  # by the place in the schedule
     eng.next_game_seeds = next_game_seeds
     obs, mask = eng.reset(seed=schedule.seed[items[slot_item]])
     seat_policy = schedule.seat_policy[items[slot_item]]
