@@ -334,3 +334,24 @@ def test_a_paired_difference_counts_a_deals_games_as_one_draw_where_they_move_to
     assert clustered[2] - clustered[0] == pytest.approx(2 * (plain[2] - plain[0]), rel=0.05)  # 4 games: sqrt 4
     apart = np.tile([1.0, -1.0], 2000)  # a deal's games cancel: the plain interval stands
     assert paired(apart, other, deal) == paired(apart, other)
+
+
+def test_the_bluff_grids_cells_pair_game_by_game():
+    """Every cell of a table size plays the same deals with a random stream per game, so a game in
+    which the bluffer at p=1 never bluffs is the honest bluffer's game, card for card; the win
+    rates' intervals are clustered by deal."""
+    from rich.console import Console
+
+    from envs.config import read_yaml
+    from tournament.bluff_study import BluffStudyConfig, play_scored, win_rate
+
+    study = BluffStudyConfig.from_mapping({**read_yaml("configs/eval/bluff_study.yaml"), "games": 300, "batch": 64})
+    quiet = Console(quiet=True)
+    honest, bold = (play_scored(study.cell(2, "never", p), quiet) for p in (0.0, 1.0))
+    np.testing.assert_array_equal(honest[3], bold[3])  # the same deals, in the same order
+    never_bluffed = bold[0].events["wd4_bluffs"].sum(axis=1) == 0
+    assert 0 < never_bluffed.sum() < never_bluffed.size
+    same = (honest[0].decisions == bold[0].decisions) & (honest[2] == bold[2])
+    assert same[never_bluffed].all() and not same.all()
+    rate = win_rate(honest[2], honest[3])
+    assert rate["games"] == 300 and rate["ci_low"] < rate["win_rate"] < rate["ci_high"]

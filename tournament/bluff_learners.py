@@ -89,39 +89,21 @@ def habit_values(config: Any, row: dict[str, Any], console: Console) -> dict[str
     per game (``streams: game``), so that a game in which the habit never shows is the same game
     in every version and each difference is paired game by game (its interval clustered by deal)."""
     from agents.registry import spec_mapping
-    from tournament.bluff_study import paired, play_scored
-    from tournament.config import TournamentConfig
-    from tournament.stats import wilson
+    from tournament.bluff_study import paired, play_scored, win_rate
 
     def play(policy: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
         console.print(f"  {row['label']} {what}: {config.habit_games:,} games")
-        cell = TournamentConfig(
-            game="uno",
-            players=row["players"],
-            rules=dict(config.rules),
-            policies=[{**spec_mapping(policy), "label": "agent"}, {**spec_mapping(config.base), "label": "others"}],
-            lineups=[["agent"] + ["others"] * (row["players"] - 1)],
-            seating="rotations",
-            games=config.habit_games,
-            batch=config.batch,
-            seed=config.seed,
-            streams="game",  # every game its own random numbers: the versions' games pair exactly
-            output=config.data,
-            ratings="none",
-        )
+        agent, others = {**spec_mapping(policy), "label": "agent"}, {**spec_mapping(config.base), "label": "others"}
+        cell = config.one_against_the_rest(row["players"], agent, others, config.habit_games)
         _, _, score, deal = play_scored(cell, console)
         return score, deal
 
-    def rate(score: np.ndarray) -> dict[str, Any]:
-        low, high = wilson(float(score.sum()), score.size)
-        return {"games": int(score.size), "win_rate": float(score.mean()), "ci_low": low, "ci_high": high}
-
     as_is, deal = play(row["policy"], "as it is")
-    out: dict[str, Any] = {"as_is": rate(as_is)}
+    out: dict[str, Any] = {"as_is": win_rate(as_is, deal)}
     for habit, params in HABITS.items():
         score, _ = play({"name": "restrained", "base": row["policy"], **params}, f"without its {habit}")
         diff, low, high = paired(as_is, score, deal)
-        out[habit] = {**rate(score), "params": params, "earns": diff, "earns_low": low, "earns_high": high}
+        out[habit] = {**win_rate(score, deal), "params": params, "earns": diff, "earns_low": low, "earns_high": high}
     return out
 
 

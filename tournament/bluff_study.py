@@ -36,7 +36,7 @@ from tournament.config import TournamentConfig
 from tournament.report import check_outputs, json_ready, save_figure, write_atomic
 from tournament.runner import run_tournament
 from tournament.schedule import build_schedule
-from tournament.stats import Z95, difference, holm, p_from_interval, seat_scores, wilson
+from tournament.stats import Z95, clustered_wilson, difference, holm, p_from_interval, seat_scores
 from tournament.tallies import tally_of
 
 #: The challenge's break-even as the report writes it (1/3 with the draws of docs/uno.md).
@@ -119,16 +119,26 @@ class BluffStudyConfig:
     def cell(self, players: int, challenge: str, p: float) -> TournamentConfig:
         bluffer = {"name": self.base, "bluff": float(p), "challenge": self.bluffer_challenge, "label": "bluffer"}
         challenger = {"name": self.base, "bluff": 0.0, "challenge": challenge, "label": "challenger"}
+        return self.one_against_the_rest(players, bluffer, challenger, self.games)
+
+    def one_against_the_rest(
+        self, players: int, one: dict[str, Any], rest: dict[str, Any], games: int
+    ) -> TournamentConfig:
+        """A tournament of ``one`` (labelled) against ``players - 1`` of ``rest`` in every seat in
+        turn, on the study's duplicate deals (the same in every such tournament of a table size)
+        and with a random stream per game (``streams: game``): two of them play a game alike until
+        a policy that differs between them chooses otherwise, so their scores pair game by game."""
         return TournamentConfig(
             game="uno",
             players=players,
             rules=dict(self.rules),
-            policies=[bluffer, challenger],
-            lineups=[["bluffer"] + ["challenger"] * (players - 1)],
+            policies=[one, rest],
+            lineups=[[one["label"]] + [rest["label"]] * (players - 1)],
             seating="rotations",
-            games=self.games,
+            games=games,
             batch=self.batch,
-            seed=self.seed,  # the same duplicate deals in every cell: paired comparisons
+            seed=self.seed,
+            streams="game",
             output=self.data,
             ratings="none",
         )
@@ -145,14 +155,14 @@ def run_study(data: dict[str, Any], console: Console) -> int:
             for p in config.bluff:
                 cell = config.cell(players, rule, p)
                 console.print(f"{players} players, challengers '{rule}', bluffer p={p}: {cell.games:,} games")
-                row, score = play_cell(cell, console)
+                row, score, deal = play_cell(cell, console)
                 if float(p) == 0.0:
                     baseline[rule] = score
-                cells.append((row, score))
-        for row, score in cells:
+                cells.append((row, score, deal))
+        for row, score, deal in cells:
             if row["players"] == players:
-                row["gain"], row["gain_low"], row["gain_high"] = paired(score, baseline[row["challenge"]])
-    rows = [row for row, _ in cells]
+                row["gain"], row["gain_low"], row["gain_high"] = paired(score, baseline[row["challenge"]], deal)
+    rows = [row for row, _, _ in cells]
     comparisons = compare_rules(cells)
     console.print(study_table(rows))
     folder = Path(config.data)
@@ -203,20 +213,21 @@ def paired(score: np.ndarray, other: np.ndarray, deal: np.ndarray | None = None)
     return mean, mean - half, mean + half
 
 
-def compare_rules(cells: list[tuple[dict[str, Any], np.ndarray]]) -> list[dict[str, Any]]:
+def compare_rules(cells: list[tuple[dict[str, Any], np.ndarray, np.ndarray]]) -> list[dict[str, Any]]:
     """Per table size and bluffer: the best challenging rule (the bluffer wins least against
-    it) against the next best, paired over the same deals, as every cell replays them."""
+    it) against the next best, paired game by game over the same deals, as every cell replays
+    them (``(row, score, deal)`` per cell, as :func:`play_cell` returns them)."""
     out = []
-    for n in sorted({row["players"] for row, _ in cells}):
-        for p in sorted({row["bluff"] for row, _ in cells}):
+    for n in sorted({row["players"] for row, _, _ in cells}):
+        for p in sorted({row["bluff"] for row, _, _ in cells}):
             ranked = sorted(
-                ((row, score) for row, score in cells if row["players"] == n and row["bluff"] == p),
+                ((row, score, deal) for row, score, deal in cells if row["players"] == n and row["bluff"] == p),
                 key=lambda cell: cell[0]["win_rate"],
             )
             if len(ranked) < 2:
                 continue
-            (best, best_score), (second, second_score) = ranked[0], ranked[1]
-            margin, low, high = paired(second_score, best_score)
+            (best, best_score, deal), (second, second_score, _) = ranked[0], ranked[1]
+            margin, low, high = paired(second_score, best_score, deal)
             out.append(
                 {
                     "players": n,
@@ -250,11 +261,20 @@ def play_scored(cell: TournamentConfig, console: Console) -> tuple[Any, np.ndarr
     return results, first, (seat_scores(cell, results) * first).sum(axis=1), schedule.deal
 
 
-def play_cell(cell: TournamentConfig, console: Console) -> tuple[dict[str, Any], np.ndarray]:
-    """One cell's tournament: the bluffer's numbers, and its score in every game (for pairing)."""
-    results, is_bluffer, score, _ = play_scored(cell, console)  # the bluffer's share of each game
+def win_rate(score: np.ndarray, deal: np.ndarray) -> dict[str, Any]:
+    """One entrant's win rate over its games (its share of each, ``score``) with its 95% interval,
+    Wilson's clustered by deal: the games of one deal, the entrant in each seat in turn, are not
+    independent draws."""
+    totals, counts = np.bincount(deal, weights=score), np.bincount(deal)
+    low, high = clustered_wilson(totals, counts)
+    return {"games": int(score.size), "win_rate": float(score.mean()), "ci_low": low, "ci_high": high}
+
+
+def play_cell(cell: TournamentConfig, console: Console) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+    """One cell's tournament: the bluffer's numbers, its score in every game and each game's deal
+    (for pairing)."""
+    results, is_bluffer, score, deal = play_scored(cell, console)  # the bluffer's share of each game
     n = score.size
-    low, high = wilson(float(score.sum()), n)
     ev = results.events
     challenger = ~is_bluffer
     hands = int(results.hands.sum())
@@ -262,10 +282,7 @@ def play_cell(cell: TournamentConfig, console: Console) -> tuple[dict[str, Any],
         "players": cell.players,
         "challenge": cell.policies[1]["challenge"],
         "bluff": cell.policies[0]["bluff"],
-        "games": n,
-        "win_rate": float(score.mean()),
-        "ci_low": low,
-        "ci_high": high,
+        **win_rate(score, deal),
         "fair_share": 1 / cell.players,
         "bluffer_points_per_hand": float((results.hand_points * is_bluffer).sum() / hands),
         "wd4_per_game": float((ev["wd4_played"] * is_bluffer).sum() / n),
@@ -274,7 +291,7 @@ def play_cell(cell: TournamentConfig, console: Console) -> tuple[dict[str, Any],
         "challenges_per_game": float((ev["challenges"] * challenger).sum() / n),
         "challenge_success": _ratio((ev["challenges_won"] * challenger).sum(), (ev["challenges"] * challenger).sum()),
     }
-    return row, score
+    return row, score, deal
 
 
 def _ratio(a: float, b: float) -> float:
