@@ -63,6 +63,35 @@ def test_ray_tournament_equals_the_local_one(ray_cluster):
     assert dumps(summarise(cfg, schedule, local)) == dumps(summarise(cfg, schedule, remote))  # OpenSkill too
 
 
+def test_files_inside_a_wrappers_spec_travel_to_the_workers(ray_cluster, tmp_path, monkeypatch):
+    """A checkpoint named inside another policy's spec (``restrained``'s base, the short
+    ``agent:path`` form too) is shipped like an agent's own: the workers never read the driver's
+    path, which is gone before the first shard runs."""
+    import shutil
+
+    from tournament import ray_backend
+
+    mine = tmp_path / "mine.pt"
+    shutil.copyfile(ROOT / "models" / "uno_4p_ppo.pt", mine)
+    wrapped = [
+        {"name": "restrained", "base": {"name": "agent", "checkpoint": str(mine)}, "challenge": "never"},
+        {"name": "restrained", "base": f"agent:{mine}", "bluff": "never"},
+    ]
+    cfg = config(policies=["heuristic", "greedy", *wrapped], games=480)
+    schedule = build_schedule(cfg)
+    local = run_tournament(cfg, schedule)
+    ship = ray_backend._ship_files
+
+    def ship_then_remove(*args):
+        shipped = ship(*args)
+        mine.unlink()  # only the object store holds it now
+        return shipped
+
+    monkeypatch.setattr(ray_backend, "_ship_files", ship_then_remove)
+    remote, _ = ray_backend.run_tournament(cfg, schedule)
+    same(local, remote)
+
+
 def _dies_once(config, schedule, shard, on_games, maker, marker: Path):
     """Kills its worker process the first time it plays shard 1 (a marker file remembers)."""
     if shard.index == 1 and not marker.exists():

@@ -1,7 +1,8 @@
 """Tournaments on a Ray cluster: the same shards as the local backend, run as Ray tasks.
 
-The config and schedule travel once (``ray.put``) and every checkpoint file once, as
-bytes; each worker process loads a checkpoint once and gives every shard a reseeded copy
+The config and schedule travel once (``ray.put``) and every file the entrants read once, as
+bytes (an agent's checkpoint, also inside a wrapper's or a search's spec); each worker
+process loads an agent's checkpoint once and gives every shard a reseeded copy
 of that policy. Shards finish in any order, but their results merge in shard order, so a
 tournament gives exactly the local backend's numbers. A shard whose worker or node is
 lost is resubmitted (up to ``max_retries`` times, each one reported); an exception raised
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.ray_support import INSTALL_HINT, import_ray
-from agents.registry import AGENT, make_policy, split_spec
+from agents.registry import AGENT, files_read, make_policy, split_spec
 from envs.atomic import write_atomically
 from tournament.config import TournamentConfig
 from tournament.runner import Results, merge_shards, play_shard
@@ -75,7 +76,7 @@ class RunInfo:
 
 
 # ------------------------------------------------------------------ worker side
-_TEMPLATES: dict[str, Any] = {}  # per worker process: checkpoint digest -> loaded policy
+_TEMPLATES: dict[str, Any] = {}  # per worker process: the node's checkpoint copy and mode -> loaded policy
 
 
 def _node_cache() -> Path:
@@ -89,26 +90,50 @@ def _node_cache() -> Path:
     return folder
 
 
-def _worker_maker(checkpoints: Mapping[str, tuple[str, Any]]) -> Callable[..., Any]:
-    """A policy maker for ``play_shard`` that loads each checkpoint once per worker process
-    (from the object store, not the driver's disk) and reseeds a shallow copy per shard."""
+def _fetched(path: str, shipped: Mapping[str, tuple[str, Any]]) -> str:
+    """The node's copy of a file the driver shipped (written once per node from the object
+    store), or ``path`` itself where it was not shipped."""
+    if path not in shipped:
+        return path
+    digest, ref = shipped[path]
+    local = _node_cache() / f"unolab-file-{digest}{Path(path).suffix}"
+    # a file left by a worker killed mid-write is not trusted: only bytes of this digest are
+    # used, and they are written whole
+    if not local.is_file() or hashlib.sha256(local.read_bytes()).hexdigest()[: len(digest)] != digest:
+        import ray
+
+        write_atomically(local, ray.get(ref))
+    return str(local)
+
+
+def _local_spec(spec: Any, shipped: Mapping[str, tuple[str, Any]]) -> Any:
+    """``spec`` with every path of a shipped file, at any depth (a wrapper's ``base``, a search's
+    ``rollout``, the short ``agent:path``), replaced by the node's copy of that file."""
+    if isinstance(spec, str):
+        name, sep, path = spec.partition(":")
+        if sep and name == AGENT and path in shipped:
+            return f"{AGENT}:{_fetched(path, shipped)}"
+        return _fetched(spec, shipped)
+    if isinstance(spec, Mapping):
+        return {key: _local_spec(value, shipped) for key, value in spec.items()}
+    if isinstance(spec, list | tuple):
+        return [_local_spec(value, shipped) for value in spec]
+    return spec
+
+
+def _worker_maker(shipped: Mapping[str, tuple[str, Any]]) -> Callable[..., Any]:
+    """A policy maker for ``play_shard`` that reads every file a spec names from the node's
+    copies (from the object store, not the driver's disk); an agent's checkpoint is loaded once
+    per worker process and each shard gets a reseeded shallow copy of it."""
 
     def maker(game: str, spec: Any, seed: int, rules: Mapping[str, Any] | None = None) -> Any:
+        spec = _local_spec(spec, shipped)
         name, params = split_spec(spec)
-        path = params.get("checkpoint") if name == AGENT else None
-        if path not in checkpoints:
+        if name != AGENT:
             return make_policy(game, spec, seed, rules)
-        digest, ref = checkpoints[path]
-        key = f"{digest}:{params.get('mode', 'greedy')}"
+        key = f"{params.get('checkpoint')}:{params.get('mode', 'greedy')}"
         if key not in _TEMPLATES:
-            import ray
-
-            local = _node_cache() / f"unolab-checkpoint-{digest}.pt"
-            # a file left by a worker killed mid-write is not trusted: only bytes of this
-            # digest are used, and they are written whole
-            if not local.is_file() or hashlib.sha256(local.read_bytes()).hexdigest()[: len(digest)] != digest:
-                write_atomically(local, ray.get(ref))
-            _TEMPLATES[key] = make_policy(game, {**params, "name": AGENT, "checkpoint": str(local)}, 0)
+            _TEMPLATES[key] = make_policy(game, {**params, "name": AGENT}, 0)
         policy = copy.copy(_TEMPLATES[key])  # shares the (read-only) network
         policy.seed(seed)
         return policy
@@ -116,20 +141,21 @@ def _worker_maker(checkpoints: Mapping[str, tuple[str, Any]]) -> Callable[..., A
     return maker
 
 
-def _shard_task(config: TournamentConfig, schedule: Schedule, shard: Shard, checkpoints: dict, play: Callable) -> Any:
-    return play(config, schedule, shard, None, _worker_maker(checkpoints))
+def _shard_task(config: TournamentConfig, schedule: Schedule, shard: Shard, shipped: dict, play: Callable) -> Any:
+    return play(config, schedule, shard, None, _worker_maker(shipped))
 
 
 # ------------------------------------------------------------------ driver side
-def _ship_checkpoints(ray: Any, schedule: Schedule) -> dict[str, tuple[str, Any]]:
-    """Every checkpoint the entrants read, put once in the object store: path -> (digest, ref)."""
+def _ship_files(ray: Any, config: TournamentConfig, schedule: Schedule) -> dict[str, tuple[str, Any]]:
+    """Every file the entrants read (:func:`agents.registry.files_read`: checkpoints, a search's
+    value network and rollout agent, a wrapper's base), put once in the object store:
+    path -> (digest, ref)."""
     out: dict[str, tuple[str, Any]] = {}
     for spec in schedule.policy_specs:
-        name, params = split_spec(spec)
-        path = params.get("checkpoint")
-        if name == AGENT and isinstance(path, str) and path not in out:
-            data = Path(path).read_bytes()
-            out[path] = (hashlib.sha256(data).hexdigest()[:16], ray.put(data))
+        for path in files_read(config.game, spec, config.players):
+            if path not in out:
+                data = Path(path).read_bytes()
+                out[path] = (hashlib.sha256(data).hexdigest()[:16], ray.put(data))
     return out
 
 
@@ -152,7 +178,7 @@ def run_tournament(
     shards = plan_shards(config, schedule, shard_size)
     task = ray.remote(max_retries=0)(_shard_task)  # retries are ours: counted and reported
     config_ref, schedule_ref = ray.put(config), ray.put(schedule)
-    checkpoints = _ship_checkpoints(ray, schedule)
+    shipped = _ship_files(ray, config, schedule)
     play_ref = ray.put(play)
     info = RunInfo(shards=len(shards))
     parts: list[Results | None] = [None] * len(shards)
@@ -160,7 +186,7 @@ def run_tournament(
 
     def submit(k: int) -> Any:
         attempts[k] += 1
-        return task.remote(config_ref, schedule_ref, shards[k], checkpoints, play_ref)
+        return task.remote(config_ref, schedule_ref, shards[k], shipped, play_ref)
 
     pending = {submit(k): k for k in range(len(shards))}
     while pending:
