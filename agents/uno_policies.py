@@ -202,6 +202,8 @@ def guilty_probability(obs: np.ndarray) -> np.ndarray:
 class _ScriptedUnoPolicy(SeededPolicy):
     """Base of the scripted UNO policies: scores in ``[1, _MAX_SCORE)`` points."""
 
+    _ties: np.ndarray | None = None  # this call's tie-breaks where drawn before :meth:`_choose`
+
     def _choose(self, scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """:meth:`SeededPolicy.choose` for scores in ``[1, _MAX_SCORE)`` points, given in
         ``_UNIT`` (256 per point) and changed in place.
@@ -210,8 +212,8 @@ class _ScriptedUnoPolicy(SeededPolicy):
         under a point, exact in float32 at these magnitudes), and zeroing the illegal
         actions is enough, as every legal one scores at least a point.
         """
-        B, n = mask.shape
-        scores += random_bits(self.rng, (B, n), np.uint8)
+        ties, self._ties = self._ties, None
+        scores += random_bits(self.rng, mask.shape, np.uint8) if ties is None else ties
         scores *= mask
         return check_chosen(mask, scores.argmax(axis=1))
 
@@ -230,12 +232,18 @@ class _WildDrawFourPolicy(_ScriptedUnoPolicy):
         self.bluff = float(bluff)
         self.challenge = challenge
 
-    def _as_if_legal(self, bluff: np.ndarray) -> np.ndarray:
-        """``bool [B]``: score a Wild Draw Four as a legal play (it is, or the policy bluffs this time)."""
+    def _as_if_legal(self, bluff: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``bool [B]``: score a Wild Draw Four as a legal play (it is, or the policy bluffs this time).
+
+        The coin comes after the tie-breaks of :meth:`_choose`, drawn here first: a policy that
+        bluffs now and then draws its tie-breaks as the honest one does, so with a random stream
+        per game (a tournament's ``streams: game``) a game where the coin changes nothing is the
+        honest policy's game, and the bluff study's gains pair game by game."""
         if self.bluff <= 0.0:
             return ~bluff
         if self.bluff >= 1.0:
             return np.ones_like(bluff)
+        self._ties = random_bits(self.rng, mask.shape, np.uint8)
         return ~bluff | (self.rng.random(bluff.shape[0]) < self.bluff)
 
     def _challenges(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -343,7 +351,7 @@ class GreedyPolicy(_WildDrawFourPolicy):
         mask = as_masks(mask)
         obs = np.asarray(obs)
         counts = _colour_counts(obs[:, :_NC])
-        legal = self._as_if_legal(would_bluff(obs))
+        legal = self._as_if_legal(would_bluff(obs), mask)
         scores = self.situations.scores(legal=legal, challenge=self._challenges(obs, mask))
         counts *= _UNIT
         scores[:, :_NC] += np.repeat(counts, 13, axis=1)  # types are colour-major
@@ -468,7 +476,7 @@ class HeuristicPolicy(_WildDrawFourPolicy):
             danger_next=np.clip(3.0 - sizes[:, 1], 0.0, 2.0),
             danger_prev=np.clip(3.0 - prev_size, 0.0, 2.0),
             danger_any=np.einsum("bs->b", close.view(np.uint8)) > 0,
-            legal=self._as_if_legal(would_bluff(obs)),
+            legal=self._as_if_legal(would_bluff(obs), mask),
             challenge=self._challenges(obs, mask),
         )
         # Colour preference: cards held of that colour; card counting: the share of that

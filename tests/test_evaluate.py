@@ -337,8 +337,9 @@ def test_a_paired_difference_counts_a_deals_games_as_one_draw_where_they_move_to
 
 
 def test_the_bluff_grids_cells_pair_game_by_game():
-    """Every cell of a table size plays the same deals with a random stream per game, so a game in
-    which the bluffer at p=1 never bluffs is the honest bluffer's game, card for card; the win
+    """Every cell of a table size plays the same deals with a random stream per game, and a bluffer
+    that tosses its coin at every decision draws its tie-breaks as the honest one does, so a game in
+    which the bluffer at p=1/2 never bluffs is the honest bluffer's game, card for card; the win
     rates' intervals are clustered by deal."""
     from rich.console import Console
 
@@ -347,7 +348,7 @@ def test_the_bluff_grids_cells_pair_game_by_game():
 
     study = BluffStudyConfig.from_mapping({**read_yaml("configs/eval/bluff_study.yaml"), "games": 300, "batch": 64})
     quiet = Console(quiet=True)
-    honest, bold = (play_scored(study.cell(2, "never", p), quiet) for p in (0.0, 1.0))
+    honest, bold = (play_scored(study.cell(2, "never", p), quiet) for p in (0.0, 0.5))
     np.testing.assert_array_equal(honest[3], bold[3])  # the same deals, in the same order
     never_bluffed = bold[0].events["wd4_bluffs"].sum(axis=1) == 0
     assert 0 < never_bluffed.sum() < never_bluffed.size
