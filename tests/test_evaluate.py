@@ -284,6 +284,13 @@ def test_the_bluff_grid_and_survey_are_checked_before_any_game():
     with pytest.raises(ValueError, match="habit_games is a positive number of games"):
         BluffStudyConfig.from_mapping({**base, "habit_games": True})
 
+    from tournament import bluff_learners
+
+    with pytest.MonkeyPatch.context() as patch:  # the versions the habits are measured with, checked too
+        patch.setitem(bluff_learners.HABITS, "challenges", {"challenge": "sometimes"})
+        with pytest.raises(ValueError, match="uno policy 'restrained': challenge='sometimes'; allowed: base, never"):
+            BluffStudyConfig.from_mapping(base)
+
 
 @pytest.mark.parametrize("study", ["bluff_study", "exploitability"])
 def test_a_study_whose_report_cannot_be_written_stops_before_any_game(tmp_path, study):

@@ -82,6 +82,11 @@ def survey_agents(config: Any, console: Console) -> list[dict[str, Any]]:
 HABITS = {"challenges": {"challenge": "never"}, "bluffs": {"bluff": "never"}}
 
 
+def without(policy: Any, habit: str) -> dict[str, Any]:
+    """``policy`` with one of its :data:`HABITS` taken away (``restrained``, agents/uno_policies.py)."""
+    return {"name": "restrained", "base": policy, **HABITS[habit]}
+
+
 def habit_values(config: Any, row: dict[str, Any], console: Console) -> dict[str, Any]:
     """What an agent's challenges and bluffs earn it in games: its win rate against the base
     strategy as it is and with each habit taken away (it accepts every Wild Draw Four; it plays
@@ -101,7 +106,7 @@ def habit_values(config: Any, row: dict[str, Any], console: Console) -> dict[str
     as_is, deal = play(row["policy"], "as it is")
     out: dict[str, Any] = {"as_is": win_rate(as_is, deal)}
     for habit, params in HABITS.items():
-        score, _ = play({"name": "restrained", "base": row["policy"], **params}, f"without its {habit}")
+        score, _ = play(without(row["policy"], habit), f"without its {habit}")
         diff, low, high = paired(as_is, score, deal)
         out[habit] = {**win_rate(score, deal), "params": params, "earns": diff, "earns_low": low, "earns_high": high}
     return out

@@ -93,7 +93,7 @@ class BluffStudyConfig:
         for cell in config.cells():
             cell.check()  # every table, policy and rules option, before any game
         from agents.registry import check_spec
-        from tournament.bluff_learners import check_learners, learner_config
+        from tournament.bluff_learners import HABITS, check_learners, learner_config, without
 
         for row in config.agents:
             if not isinstance(row, dict) or set(row) != {"label", "policy", "players"}:
@@ -103,6 +103,8 @@ class BluffStudyConfig:
             except ValueError as err:
                 raise ValueError(f"agent {row['label']!r}: {err}") from None
             check_spec("uno", row["policy"], config.rules, row["players"])
+            for habit in HABITS:  # and the versions of it that the habits are measured with
+                check_spec("uno", without(row["policy"], habit), config.rules, row["players"])
         check_learners(config.learners)
         for row in config.learners:
             cfg, _ = learner_config(config, row)  # the recipe, the overrides and the target, checked
