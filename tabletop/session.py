@@ -187,6 +187,7 @@ class TableSession:
         if len(self.names) != num_players:
             raise ValueError(f"give {num_players} player names, got {len(self.names)}")
         self.tally = Tally()
+        #: the events of the game in play (a new game starts a new list: a long session keeps one game's)
         self.history: list[Event] = []
         #: the move list as the person was told it ({"text", "you"}: their own move), the latest LOG_LINES
         self.log: deque[dict[str, Any]] = deque(maxlen=LOG_LINES)
@@ -299,6 +300,7 @@ class TableSession:
         if not self.over:
             raise MoveError("the game is still being played")
         self.engine.reset(seed=int(self._next_seeds.integers(2**31)))
+        self.history = []
         self._start_record()
         self._deal_due = True
         return self.advance()

@@ -260,6 +260,8 @@ def test_a_whole_uno_match_and_its_record_replays(tmp_path: Any) -> None:
     assert last is not None and last.done
     session.next_game()
     assert not session.over and session.view()["players"][0]["score"] == 0
+    # the history is the game in play's: a long session does not keep every game's events
+    assert session.history and all(e.game_over is None for e in session.history)
 
 
 @pytest.mark.parametrize("scoring", ["standard", "reverse"])
