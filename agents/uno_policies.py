@@ -202,9 +202,7 @@ def guilty_probability(obs: np.ndarray) -> np.ndarray:
 class _ScriptedUnoPolicy(SeededPolicy):
     """Base of the scripted UNO policies: scores in ``[1, _MAX_SCORE)`` points."""
 
-    _ties: np.ndarray | None = None  # this call's tie-breaks where drawn before :meth:`_choose`
-
-    def _choose(self, scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def _choose(self, scores: np.ndarray, mask: np.ndarray, ties: np.ndarray | None = None) -> np.ndarray:
         """:meth:`SeededPolicy.choose` for scores in ``[1, _MAX_SCORE)`` points, given in
         ``_UNIT`` (256 per point) and changed in place.
 
@@ -212,7 +210,6 @@ class _ScriptedUnoPolicy(SeededPolicy):
         under a point, exact in float32 at these magnitudes), and zeroing the illegal
         actions is enough, as every legal one scores at least a point.
         """
-        ties, self._ties = self._ties, None
         scores += random_bits(self.rng, mask.shape, np.uint8) if ties is None else ties
         scores *= mask
         return check_chosen(mask, scores.argmax(axis=1))
@@ -232,19 +229,20 @@ class _WildDrawFourPolicy(_ScriptedUnoPolicy):
         self.bluff = float(bluff)
         self.challenge = challenge
 
-    def _as_if_legal(self, bluff: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """``bool [B]``: score a Wild Draw Four as a legal play (it is, or the policy bluffs this time).
+    def _as_if_legal(self, bluff: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """``bool [B]``: score a Wild Draw Four as a legal play (it is, or the policy bluffs this
+        time); and the tie-breaks :meth:`_choose` is to use (None: it draws them itself).
 
-        The coin comes after the tie-breaks of :meth:`_choose`, drawn here first: a policy that
-        bluffs now and then draws its tie-breaks as the honest one does, so with a random stream
-        per game (a tournament's ``streams: game``) a game where the coin changes nothing is the
-        honest policy's game, and the bluff study's gains pair game by game."""
+        The coin comes after those tie-breaks, drawn here first: a policy that bluffs now and then
+        draws its tie-breaks as the honest one does, so with a random stream per game (a
+        tournament's ``streams: game``) a game where the coin changes nothing is the honest
+        policy's game, and the bluff study's gains pair game by game."""
         if self.bluff <= 0.0:
-            return ~bluff
+            return ~bluff, None
         if self.bluff >= 1.0:
-            return np.ones_like(bluff)
-        self._ties = random_bits(self.rng, mask.shape, np.uint8)
-        return ~bluff | (self.rng.random(bluff.shape[0]) < self.bluff)
+            return np.ones_like(bluff), None
+        ties = random_bits(self.rng, mask.shape, np.uint8)
+        return ~bluff | (self.rng.random(bluff.shape[0]) < self.bluff), ties
 
     def _challenges(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``bool [B]``: challenge a Wild Draw Four (meaningful where it is answered)."""
@@ -351,7 +349,7 @@ class GreedyPolicy(_WildDrawFourPolicy):
         mask = as_masks(mask)
         obs = np.asarray(obs)
         counts = _colour_counts(obs[:, :_NC])
-        legal = self._as_if_legal(would_bluff(obs), mask)
+        legal, ties = self._as_if_legal(would_bluff(obs), mask)
         scores = self.situations.scores(legal=legal, challenge=self._challenges(obs, mask))
         counts *= _UNIT
         scores[:, :_NC] += np.repeat(counts, 13, axis=1)  # types are colour-major
@@ -359,7 +357,7 @@ class GreedyPolicy(_WildDrawFourPolicy):
         scores[:, _W4] += counts
         scores[:, _NAME] += counts
         scores[:, _SWAP] += _swap_scores(obs[:, _HAND_SIZES])
-        return self._choose(scores, mask)
+        return self._choose(scores, mask, ties)
 
 
 class HeuristicPolicy(_WildDrawFourPolicy):
@@ -471,12 +469,13 @@ class HeuristicPolicy(_WildDrawFourPolicy):
         # table's players holds 0 cards: the opponents in play hold at least one).
         prev_size = table.ravel().take(np.arange(B) * table.shape[1] + (_T_SIZES.start - 1) + players.astype(np.int64))
         close = np.square(sizes[:, 1:] - 1.5) < 1.0  # holds 1 or 2 cards
+        legal, ties = self._as_if_legal(would_bluff(obs), mask)
         scores = self.situations.scores(
             two=players < 2.5,
             danger_next=np.clip(3.0 - sizes[:, 1], 0.0, 2.0),
             danger_prev=np.clip(3.0 - prev_size, 0.0, 2.0),
             danger_any=np.einsum("bs->b", close.view(np.uint8)) > 0,
-            legal=self._as_if_legal(would_bluff(obs), mask),
+            legal=legal,
             challenge=self._challenges(obs, mask),
         )
         # Colour preference: cards held of that colour; card counting: the share of that
@@ -502,7 +501,7 @@ class HeuristicPolicy(_WildDrawFourPolicy):
         scores[:, _SWAP] += _swap_scores(sizes)
         if self.seven_zero:
             self._score_seven_zero(scores, sizes, players, prev_size)
-        return self._choose(scores, mask)
+        return self._choose(scores, mask, ties)
 
     def _score_seven_zero(
         self, scores: np.ndarray, sizes: np.ndarray, players: np.ndarray, prev_size: np.ndarray

@@ -130,6 +130,9 @@ def test_the_bluff_study_writes_its_report(tmp_path):
     for c in cells:  # the report's table is the data's
         assert f"| {c['win_rate']:.4f} | [{c['ci_low']:.4f}, {c['ci_high']:.4f}] |" in text
     assert [c["bluff"] for c in doc["challenge_rules"]] == [0.0, 1.0]
+    for c in cells:  # an honest player's win rate against each rule, paired with the best rule's
+        assert (c["over_best"] is None) == (c["bluff"] > 0)
+        assert c["over_best"] is None or c["over_best_low"] <= c["over_best"] <= c["over_best_high"]
     assert text.count("paired over the same deals") == 2
     assert (data / "bluff_study.png").exists()
     # the learned-play chapter: the shipped agents surveyed, the learner trained and read off

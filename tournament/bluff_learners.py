@@ -346,7 +346,7 @@ def scripted_comparisons(
     the verdict (``better``, ``worse`` or ``same``)."""
     import math
 
-    from tournament.stats import Z95
+    from tournament.stats import Z95, interval_se
 
     out = []
     for r in learners:
@@ -363,7 +363,7 @@ def scripted_comparisons(
             scripted, who = 1 - best["win_rate"], f"the `{best['challenge']}` rule"
             what = f"challenges {_rate(r['play']['challenge'])} of the Wild Draw Fours it faces"
         se = math.hypot(
-            math.sqrt(scripted * (1 - scripted) / best["games"]),
+            interval_se(best),  # the cell's clustered interval, as its table shows it
             math.sqrt(r["win_rate"] * (1 - r["win_rate"]) / r["games"]),
         )
         d = r["win_rate"] - scripted

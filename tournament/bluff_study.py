@@ -36,7 +36,7 @@ from tournament.config import TournamentConfig
 from tournament.report import check_outputs, json_ready, save_figure, write_atomic
 from tournament.runner import run_tournament
 from tournament.schedule import build_schedule
-from tournament.stats import Z95, clustered_wilson, difference, holm, p_from_interval, seat_scores
+from tournament.stats import Z95, clustered_wilson, holm, p_from_interval, seat_scores
 from tournament.tallies import tally_of
 
 #: The challenge's break-even as the report writes it (1/3 with the draws of docs/uno.md).
@@ -157,13 +157,20 @@ def run_study(data: dict[str, Any], console: Console) -> int:
             for p in config.bluff:
                 cell = config.cell(players, rule, p)
                 console.print(f"{players} players, challengers '{rule}', bluffer p={p}: {cell.games:,} games")
-                row, score, deal = play_cell(cell, console)
+                row, score, table_deal = play_cell(cell, console)  # the same deals in every cell of a table size
                 if float(p) == 0.0:
                     baseline[rule] = score
-                cells.append((row, score, deal))
-        for row, score, deal in cells:
-            if row["players"] == players:
-                row["gain"], row["gain_low"], row["gain_high"] = paired(score, baseline[row["challenge"]], deal)
+                cells.append((row, score, table_deal))
+        at_table = [(row, score) for row, score, _ in cells if row["players"] == players]
+        honest_cells = [(r, s) for r, s in at_table if r["bluff"] == 0]
+        best_row, best_score = min(honest_cells, key=lambda cell: cell[0]["win_rate"])
+        for row, score in at_table:
+            row["gain"], row["gain_low"], row["gain_high"] = paired(score, baseline[row["challenge"]], table_deal)
+            # an honest player: what it wins more against this rule than against the rule it wins least against
+            honest = row["bluff"] == 0
+            over = paired(score, best_score, table_deal) if honest else (None, None, None)
+            row["over_best"], row["over_best_low"], row["over_best_high"] = over
+            row["best_rule"] = best_row["challenge"] if honest else None
     rows = [row for row, _, _ in cells]
     comparisons = compare_rules(cells)
     console.print(study_table(rows))
@@ -448,10 +455,10 @@ def findings(rows: list[dict[str, Any]], comparisons: list[dict[str, Any]]) -> l
 def _honest_cost(smart: dict[str, Any], best: dict[str, Any]) -> str:
     """What challenging so often costs `smart` against an honest player, against the challenging
     rule an honest player wins least against (``best``): said as a cost only where the interval
-    (each cell's clustered error, combined as if independent) leaves out 0."""
+    (paired game by game over the same deals, clustered by deal) leaves out 0."""
     if best is smart:
         return ", and no rule does better against honest play."
-    diff, low, high = difference(smart, best)
+    diff, low, high = smart["over_best"], smart["over_best_low"], smart["over_best_high"]
     points = f"{100 * diff:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}] points"
     if low > 0:
         return (
@@ -557,10 +564,13 @@ def markdown(
         f"- {games:,} games per cell: one bluffer and n-1 challengers, the bluffer in every seat in turn, on "
         + ", ".join(f"{math.ceil(games / n):,} duplicate deals at {n} players" for n in config.table_sizes)
         + ", the same deals in every cell of a table size.",
-        f"- Why that many: a win rate over {games:,} games has a 95% interval of at most "
-        f"±{100 * Z95 * math.sqrt(0.25 / games):.2f} points. Every comparison below is paired game by game "
-        "(all cells of a table size replay the same deals), which narrows it a little more: the gains over "
-        f"honest play have intervals of ±{_half_widths(rows)} points (median over the cells at "
+        f"- Why that many: a win rate over {games:,} games has a 95% interval of about "
+        f"±{100 * Z95 * math.sqrt(0.25 / games):.2f} points (wider where a deal's games move together: "
+        "the intervals are clustered by deal). Every comparison below is paired game by game: all cells of "
+        "a table size replay the same deals, and every game draws from a random stream of its own "
+        "(`streams: game`), so a game in which the bluffer's coin changes nothing is the same game in both "
+        f"cells. That narrows it a lot: the gains over honest play have intervals of ±{_half_widths(rows)} "
+        "points (median over the cells at "
         f"{' and '.join(str(n) for n in config.table_sizes)} players). An effect of that size is reported as "
         "real, a smaller one as not measurable; effects of a point or more, the size that would change "
         "how to play, are resolved.",

@@ -23,7 +23,7 @@
                               # decision's number), so batch and shard_games no longer change the
                               # games, and two tournaments whose entrants differ in one policy
                               # play every game alike until that policy chooses otherwise in it
-                              # (a paired comparison's games, as the bluffing study's habits want)
+                              # (a paired comparison's games, as the bluffing study plays them)
     seed: 0
     output: results/eval      # JSON, CSV and PNG land here
     ratings: openskill        # openskill | none

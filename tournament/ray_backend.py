@@ -1,8 +1,8 @@
 """Tournaments on a Ray cluster: the same shards as the local backend, run as Ray tasks.
 
-The config and schedule travel once (``ray.put``) and every file the entrants read once, as
-bytes (an agent's checkpoint, also inside a wrapper's or a search's spec); each worker
-process loads an agent's checkpoint once and gives every shard a reseeded copy
+The config and schedule travel once (``ray.put``) and every file the entrants' specs name by
+its path once, as bytes (an agent's checkpoint, also inside a wrapper's or a search's spec);
+each worker process loads an agent's checkpoint once and gives every shard a reseeded copy
 of that policy. Shards finish in any order, but their results merge in shard order, so a
 tournament gives exactly the local backend's numbers. A shard whose worker or node is
 lost is resubmitted (up to ``max_retries`` times, each one reported); an exception raised
@@ -77,6 +77,7 @@ class RunInfo:
 
 # ------------------------------------------------------------------ worker side
 _TEMPLATES: dict[str, Any] = {}  # per worker process: the node's checkpoint copy and mode -> loaded policy
+_CHECKED: set[str] = set()  # per worker process: the node's copies whose digest it has checked
 
 
 def _node_cache() -> Path:
@@ -97,12 +98,15 @@ def _fetched(path: str, shipped: Mapping[str, tuple[str, Any]]) -> str:
         return path
     digest, ref = shipped[path]
     local = _node_cache() / f"unolab-file-{digest}{Path(path).suffix}"
+    if str(local) in _CHECKED:
+        return str(local)
     # a file left by a worker killed mid-write is not trusted: only bytes of this digest are
     # used, and they are written whole
     if not local.is_file() or hashlib.sha256(local.read_bytes()).hexdigest()[: len(digest)] != digest:
         import ray
 
         write_atomically(local, ray.get(ref))
+    _CHECKED.add(str(local))
     return str(local)
 
 
@@ -146,14 +150,28 @@ def _shard_task(config: TournamentConfig, schedule: Schedule, shard: Shard, ship
 
 
 # ------------------------------------------------------------------ driver side
+def _named_paths(spec: Any) -> set[str]:
+    """Every text in a spec, at any depth, and the path of each short ``agent:path``."""
+    if isinstance(spec, str):
+        name, sep, path = spec.partition(":")
+        return {spec, path} if sep and name == AGENT else {spec}
+    if isinstance(spec, Mapping):
+        return set().union(*map(_named_paths, spec.values()))
+    if isinstance(spec, list | tuple):
+        return set().union(*map(_named_paths, spec))
+    return set()
+
+
 def _ship_files(ray: Any, config: TournamentConfig, schedule: Schedule) -> dict[str, tuple[str, Any]]:
-    """Every file the entrants read (:func:`agents.registry.files_read`: checkpoints, a search's
-    value network and rollout agent, a wrapper's base), put once in the object store:
-    path -> (digest, ref)."""
+    """Every file the entrants read (:func:`agents.registry.files_read`) that their specs name by
+    its path (an agent's checkpoint, also as a wrapper's base or a search's rollout; a search's
+    value network or belief model given as a path), put once in the object store:
+    path -> (digest, ref). The ``shipped`` defaults are each node's own install of the lab."""
     out: dict[str, tuple[str, Any]] = {}
     for spec in schedule.policy_specs:
+        named = _named_paths(spec)
         for path in files_read(config.game, spec, config.players):
-            if path not in out:
+            if path in named and path not in out:
                 data = Path(path).read_bytes()
                 out[path] = (hashlib.sha256(data).hexdigest()[:16], ray.put(data))
     return out
