@@ -366,3 +366,20 @@ def test_the_bluff_grids_cells_pair_game_by_game():
     assert same[never_bluffed].all() and not same.all()
     rate = win_rate(honest[2], honest[3])
     assert rate["games"] == 300 and rate["ci_low"] < rate["win_rate"] < rate["ci_high"]
+
+
+def test_the_bluff_grids_verdict_is_bold_only_where_the_correction_keeps_one():
+    """Gains whose intervals leave out 0 but none of which survive Holm's correction are said to
+    cost "by the intervals alone", not in bold."""
+    from tournament.bluff_study import findings
+
+    rows = [
+        {"players": 2, "challenge": "never", "bluff": p, "gain": -0.01, "gain_low": -0.0195, "gain_high": -0.0005}
+        for p in (0.25, 0.5, 1.0)
+    ]
+    (line,) = findings(rows, [])
+    assert "costs by the intervals alone" in line and "**costs**" not in line and "Holm: none" in line
+    for r in rows:  # clear enough to survive the correction: bold
+        r["gain_high"] = -0.008
+    (line,) = findings(rows, [])
+    assert "bluffing **costs**" in line

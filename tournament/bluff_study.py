@@ -411,15 +411,18 @@ def findings(rows: list[dict[str, Any]], comparisons: list[dict[str, Any]]) -> l
             worst = min(cell, key=lambda r: r["gain"])
             pays = [r for r in cell if r["gain_low"] > 0]
             costs = [r for r in cell if r["gain_high"] < 0]
+            held = any(holds[id(r)] for r in pays + costs)  # a verdict stated in bold only where one holds
+            pays_word = "**pays**" if held else "pays by the intervals alone"
+            costs_word = "**costs**" if held else "costs by the intervals alone"
             if pays and not costs:
                 verdict = (
-                    f"bluffing **pays**: every p in {_ps(pays)}{corrected(pays)} beats honest play; the best, "
+                    f"bluffing {pays_word}: every p in {_ps(pays)}{corrected(pays)} beats honest play; the best, "
                     f"p={best['bluff']:g}, adds {100 * best['gain']:+.2f} points of win rate "
                     f"[{100 * best['gain_low']:+.2f}, {100 * best['gain_high']:+.2f}]"
                 )
             elif costs and not pays:
                 verdict = (
-                    f"bluffing **costs**: p in {_ps(costs)}{corrected(costs)} loses against honest play; the worst, "
+                    f"bluffing {costs_word}: p in {_ps(costs)}{corrected(costs)} loses against honest play; the worst, "
                     f"p={worst['bluff']:g}, changes the win rate by {100 * worst['gain']:+.2f} points "
                     f"[{100 * worst['gain_low']:+.2f}, {100 * worst['gain_high']:+.2f}]"
                 )
