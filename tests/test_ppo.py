@@ -272,6 +272,7 @@ def test_train_and_evaluate_command_lines(tmp_path):
         "hidden=[32]",
         "eval_every=2",
         "eval_games=200",
+        "final_eval_games=0",  # 200 games, not the config's 20,000
         "eval_opponents=[random]",
         "checkpoint_every=1",
         "imitation_steps=1024",

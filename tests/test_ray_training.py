@@ -58,7 +58,7 @@ def test_the_command_line_switches_to_ray_with_one_flag(ray_cluster, tmp_path):
     address = ray_cluster.get_runtime_context().gcs_address
     proc = subprocess.run(
         [sys.executable, "train.py", "--config", "configs/uno_2p_ppo.yaml", "--backend", "ray", "--address", address]
-        + ["num_games=32", "num_steps=8", "total_steps=512", "imitation_steps=0", "eval_games=48"]
+        + ["num_games=32", "num_steps=8", "total_steps=512", "imitation_steps=0", "eval_games=48", "final_eval_games=0"]
         + ["torch_threads=1", "device=cpu", f"log_dir={tmp_path}"],
         cwd=ROOT,
         capture_output=True,

@@ -28,6 +28,7 @@ TINY = [
     "imitation_steps=0",
     "device=cpu",
     "torch_threads=1",
+    "final_eval_games=0",  # the final evaluation as large as the others, not the config's 20,000 games
 ]
 
 
