@@ -194,9 +194,10 @@ class PPOTrainer:
         counts its decisions in ``global_step``. The learning step is the same either way."""
         cfg = self.cfg
         start = time.perf_counter()
-        if cfg.anneal_lr:
-            frac = max(0.0, 1.0 - self.global_step / cfg.total_steps)
-            self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+        # set at every update, not only when annealing: a resumed optimiser holds the
+        # checkpoint's rate, which a changed learning_rate or anneal_lr must replace
+        frac = max(0.0, 1.0 - self.global_step / cfg.total_steps) if cfg.anneal_lr else 1.0
+        self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
         self.collector.keep_probability = keep_probability(cfg.oracle_guide, self.global_step, cfg.total_steps)
         ro = (collect or self.collect)()
         collect_time = time.perf_counter() - start

@@ -156,6 +156,20 @@ def test_resume_continues_bit_for_bit(tmp_path, game, extra):
         assert {"search", "rollout", "key"} <= set(first.state_dict()["trainer"]["scripted_rngs"][0])
 
 
+@pytest.mark.parametrize("anneal", [False, True])
+def test_a_run_resumed_with_another_learning_rate_trains_at_it(tmp_path, anneal):
+    """The optimiser's state comes back with the checkpoint's rate; the config's replaces it."""
+    cfg = tiny(learning_rate=1e-3, anneal_lr=True)
+    first = PPOTrainer(cfg)
+    first.update()
+    path = save_checkpoint(tmp_path / "checkpoint.pt", first.state_dict())
+    resumed = PPOTrainer(tiny(learning_rate=1e-4, anneal_lr=anneal))
+    resumed.load_state_dict(load_checkpoint(path, "uno"))
+    logged = resumed.update()["charts/learning_rate"]
+    frac = 1.0 - first.global_step / cfg.total_steps if anneal else 1.0
+    assert logged == pytest.approx(frac * 1e-4) and resumed.optimizer.param_groups[0]["lr"] == logged
+
+
 def test_bad_checkpoints_are_refused_with_the_reason(tmp_path):
     trainer = PPOTrainer(tiny())
     good = save_checkpoint(tmp_path / "good.pt", trainer.state_dict())
