@@ -34,11 +34,15 @@ from envs.config import merge, parse_overrides, read_yaml
 from tournament.config import TournamentConfig, load_config
 from tournament.report import check_output_files, print_report, write_outputs
 from tournament.runner import run_tournament
-from tournament.schedule import build_schedule, plan_shards
+from tournament.schedule import Schedule, build_schedule, plan_shards, repeated_tables
 from tournament.stats import summarise
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "eval" / "default.yaml"
 BACKENDS = ("local", "ray")
+
+
+def _lineup(schedule: Schedule, table: int) -> str:
+    return f"({', '.join(schedule.entrants[e].label for e in schedule.tables[table])})"
 
 
 def run(config: TournamentConfig, console: Console, label: str = "games", backend: str = "local") -> dict[str, Any]:
@@ -48,9 +52,9 @@ def run(config: TournamentConfig, console: Console, label: str = "games", backen
     notes = table_notes(config.game, schedule.policy_specs, config.rules, config.players)  # a team's members
     for note in notes:  # before the games: a reader of a long run sees it at once
         console.print(f"[yellow]note[/]: {note}")
-    twice = sorted({t for t in schedule.tables if schedule.tables.count(t) > 1})
+    twice = repeated_tables(schedule)
     if twice:  # most likely a slip in lineups: each copy plays every deal again, and counts
-        names = "; ".join(", ".join(schedule.entrants[e].label for e in t) for t in twice)
+        names = "; ".join(" = ".join(_lineup(schedule, t) for t in group) for group in twice)
         notes.append(f"lineups lists the same table more than once ({names}): each copy plays and counts every deal")
         console.print(f"[yellow]note[/]: {notes[-1]}")
     if schedule.num_games != config.games:  # whole deals, every seating of every table

@@ -159,9 +159,18 @@ def test_the_same_table_twice_is_noted():
     cfg = config(lineups=[["random", "heuristic"], ["random", "heuristic"]], games=8)
     summary = evaluate.run(cfg, Console(record=True, width=300))
     assert (
-        "lineups lists the same table more than once (random, heuristic): each copy plays and counts every deal"
-        in summary["notes"]
+        "lineups lists the same table more than once ((random, heuristic) = (random, heuristic)): "
+        "each copy plays and counts every deal" in summary["notes"]
     )
+    # the same table in another order: in every seating, the same games
+    cfg = config(lineups=[["random", "heuristic"], ["heuristic", "random"]], games=8)
+    summary = evaluate.run(cfg, Console(record=True, width=300))
+    assert "((random, heuristic) = (heuristic, random))" in " ".join(summary["notes"])
+    cfg = config(
+        policies=["random", "heuristic", "greedy"], lineups=[["random", "heuristic"], ["greedy", "random"]], games=8
+    )
+    summary = evaluate.run(cfg, Console(record=True, width=300))
+    assert "more than once" not in " ".join(summary["notes"])
 
 
 def test_outputs_are_written_together_and_the_folder_only_when_they_are(tmp_path, monkeypatch):

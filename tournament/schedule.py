@@ -41,6 +41,18 @@ class Schedule:
         return int(self.table.size)
 
 
+def repeated_tables(schedule: Schedule) -> list[list[int]]:
+    """Groups of two or more tables that play the same games: the same seatings of the same
+    policies on every deal, however ``lineups`` ordered them (``[A, B]`` and ``[B, A]`` in
+    rotations are one table). Most likely a slip: each copy plays and counts every deal again."""
+    first_deal = schedule.deal == 0
+    seatings: dict[frozenset, list[int]] = {}
+    for t in range(len(schedule.tables)):
+        rows = schedule.seat_policy[first_deal & (schedule.table == t)]
+        seatings.setdefault(frozenset(map(tuple, rows.tolist())), []).append(t)
+    return [tables for tables in seatings.values() if len(tables) > 1]
+
+
 @dataclasses.dataclass(frozen=True)
 class Shard:
     """A block of consecutive deals, each in every seating of every table: the unit of work
