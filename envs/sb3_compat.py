@@ -30,9 +30,15 @@ class SB3VecEnv(VecEnv):
         self._actions: np.ndarray | None = None
 
     def reset(self) -> dict[str, np.ndarray]:
-        seed = self._seeds[0]
-        obs, _ = self.venv.reset(seed=seed)
+        """Deal every game again, with the seed and options SB3's ``seed()`` and ``set_options()``
+        gave (once: SB3 clears them after a reset). The games share one engine, so they take
+        one set of options (the vector env's, such as ``reset_mask``)."""
+        seed, options = self._seeds[0], self._options[0]
+        if any(o != options for o in self._options):
+            raise ValueError("set_options: the games share one engine and take one set of options, got different ones")
+        obs, _ = self.venv.reset(seed=seed, options=options or None)
         self._reset_seeds()
+        self._reset_options()
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -67,6 +73,10 @@ class SB3VecEnv(VecEnv):
         return [value for _ in self._indices(indices)]
 
     def set_attr(self, attr_name: str, value: Any, indices: None | int | Iterable[int] = None) -> None:
+        """Set on the vector env: for every sub-env at once (they share one engine), so
+        ``indices`` must name them all."""
+        if sorted(self._indices(indices)) != list(range(self.num_envs)):
+            raise ValueError(f"set_attr {attr_name!r}: the sub-envs share one engine; set it for all (indices=None)")
         setattr(self.venv, attr_name, value)
 
     def env_method(self, method_name: str, *args: Any, indices: None | int | Iterable[int] = None, **kwargs: Any):

@@ -171,6 +171,30 @@ def test_maskable_ppo_trains_on_the_vector_env_through_the_sb3_adapter():
     assert reward.shape == done.shape == (64,) and len(infos) == 64
 
 
+def test_the_sb3_adapter_passes_seeds_and_options_once_and_sets_attributes_on_all_games():
+    pytest.importorskip("stable_baselines3")
+    from envs.sb3_compat import sb3_vec_env
+
+    vec = sb3_vec_env(uno_v0.vector_env(4, opponent="random"))
+    vec.seed(3)
+    first = vec.reset()
+    vec.seed(3)
+    assert all(np.array_equal(first[k], v) for k, v in vec.reset().items())
+    vec.step(vec.venv.action_masks().argmax(1))
+    kept = vec.venv.engine.state_arrays()
+    vec.set_options({"reset_mask": np.array([False, True, False, False])})
+    vec.reset()  # only game 1 is dealt again
+    again = vec.venv.engine.state_arrays()
+    assert all(np.array_equal(kept[k][[0, 2, 3]], again[k][[0, 2, 3]]) for k in kept)
+    assert vec._options == [{}] * 4  # used once
+    vec.set_options([{}, {"reset_mask": np.ones(4, bool)}, {}, {}])
+    with pytest.raises(ValueError, match="take one set of options"):
+        vec.reset()
+    vec.set_attr("render_mode", None)
+    with pytest.raises(ValueError, match="share one engine; set it for all"):
+        vec.set_attr("render_mode", None, indices=[1])
+
+
 def test_pettingzoo_ids_make_the_aec_envs():
     pettingzoo = pytest.importorskip("pettingzoo")
     from pettingzoo.test import api_test
