@@ -344,6 +344,9 @@ class SeatEnv(PicklesGameByName, gym.Env):
     convention), ends the episode with reward -1 for the seat and
     ``info["illegal_action"]`` naming the action and the legal ones; with ``"raise"`` it
     raises :class:`~envs.core.IllegalActionError`. Either way the game state is unchanged.
+    Gymnasium's ``check_env`` passes under ``"lose"`` only: its determinism check samples an
+    action (legal in the position before) and then resets, and under ``"raise"`` that action,
+    illegal in the new deal, raises.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
