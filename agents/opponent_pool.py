@@ -36,7 +36,13 @@ class OpponentPool:
         return len(self.scripted) + len(self.snapshots)
 
     def add_snapshot(self, net: nn.Module, rng: np.random.Generator) -> None:
-        """A frozen copy of ``net`` joins (sampling with a seed from ``rng``); the oldest beyond ``size`` goes."""
+        """A frozen copy of ``net`` joins (sampling with a seed from ``rng``); the oldest beyond ``size`` goes.
+
+        Known quirk, kept because the shipped agents were trained with it (fixing it changes
+        their runs): the collector names a game's opponent by its place in :attr:`members`, so
+        once the pool is full each newer snapshot moves down one place, and the games in play
+        against a snapshot go on against the next newer one (those against the oldest, against
+        the second oldest); the Ray actors' :meth:`set_snapshots` does the same."""
         frozen = copy.deepcopy(net).cpu()
         for p in frozen.parameters():
             p.requires_grad_(False)
