@@ -104,7 +104,9 @@ class SearchPolicy(SeededPolicy):
         depth: rollout moves (every seat's) after the action before the critic scores the
             position; 0 plays to the end. Default: the game's ``default_depth``.
         value: the checkpoint whose value head is the critic, or ``shipped`` (the shipped
-            agent of the game and table size). Default: the game's ``default_value``.
+            agent of the game and table size). Default: the game's ``default_value``. It must
+            have been trained under the table's ``reward`` (a critic of wins cannot score a
+            rollout stopped at a table that pays points: refused).
         bets: ``prior`` (default) keeps the prior's choice in decisions that bet on how the
             opponents play (:meth:`bets`); ``search`` searches them like any other.
         rules: the table's rules options (tournaments and trainers pass theirs).
@@ -166,9 +168,11 @@ class SearchPolicy(SeededPolicy):
         self.confidence, self.depth, self.value_path = float(confidence), depth, value
         self.search_bets = bets == "search"
         self._critics: dict[int, Any] = {}
-        if value and value != SHIPPED:
-            self._critic(0)  # a bad checkpoint is refused now, not mid-tournament
         self.rules = self.rules_type.from_dict(rules)
+        if value == SHIPPED:  # trained under the default rules
+            self._check_units({}, "the shipped agent")
+        elif value:
+            self._critic(0)  # a bad checkpoint, or one in other units, is refused now, not mid-tournament
         self.rollout = make_policy(self.game, rollout, seed=int(self.rng.integers(2**63)), rules=self.rules.to_dict())
         self.key = int(self.rng.integers(2**63))  # of every decision's stream (view_keys)
         self.searched = 0  # decisions searched so far (more than one legal action)
@@ -218,8 +222,23 @@ class SearchPolicy(SeededPolicy):
         key = num_players if self.value_path == SHIPPED else 0
         if key not in self._critics:
             path = value_file(self.value_path, self.game, num_players)
-            self._critics[key] = network_from(load_checkpoint(path, self.game), path)
+            data = load_checkpoint(path, self.game)
+            self._check_units(data.get("rules") or {}, path)
+            self._critics[key] = network_from(data, path)
         return self._critics[key]
+
+    def _check_units(self, trained_rules: Mapping[str, Any], source: str) -> None:
+        """A rollout that ends scores the table's reward, one that stops (``depth`` > 0) the
+        critic's value: both must be in the same units, so the critic must have been trained
+        under this ``reward``."""
+        trained = trained_rules.get("reward", self.rules_type().reward)
+        if self.depth and trained != self.rules.reward:
+            raise ValueError(
+                f"value: {source}'s critic was trained with reward: {trained}, but this table pays "
+                f"reward: {self.rules.reward}; ended and stopped rollouts would be scored in different "
+                f"units. Use depth: 0 (rollouts to the end need no critic) or a critic trained with "
+                f"reward: {self.rules.reward}"
+            )
 
     def leaf_values(self, eng: Any, games: np.ndarray, observer: np.ndarray | int = 0) -> np.ndarray:
         """The critic's value of these unfinished games for the observer (``observer``: its

@@ -231,6 +231,12 @@ def test_bad_search_parameters_are_refused():
         make_policy("uno", {"name": "search", "rollout": "search"})
     with pytest.raises(ValueError, match="unknown"):
         make_policy("uno", {"name": "search", "rollout": "nobody"})
+    # a critic trained for wins cannot score stopped rollouts where ended ones pay points
+    points = {"reward": "points"}
+    for game, value in (("uno", "shipped"), ("uno", "models/uno_2p_ppo.pt"), ("tricks", "models/tricks_ppo.pt")):
+        with pytest.raises(ValueError, match="trained with reward: win, but this table pays reward: points"):
+            make_policy(game, {"name": "search", "depth": 2, "value": value}, rules=points)
+    make_policy("uno", {"name": "search", "depth": 0, "value": "models/uno_2p_ppo.pt"}, rules=points)  # no critic
 
 
 def _bet_positions(players: int = 2, games: int = 2048, steps: int = 40, honest: bool = False):
