@@ -201,6 +201,32 @@ def test_the_cards_dealt_beside_a_shown_hand_respect_its_players_voids():
         assert (worlds.hands[:, 1, card_type(card)] >= 1).all()
 
 
+def test_a_void_is_kept_by_swapping_with_another_hand_when_the_draw_pile_is_empty():
+    """Seat 1 was seen without red and has drawn nothing since; the draw pile is empty, so the
+    excess red cards a world deals it go to seat 2 in exchange for cards it may hold."""
+    rest = DECK_COUNTS.copy()
+    for card in ("G3", "B4", "Y1", "Y2", "R1", "R2"):
+        rest[card_type(card)] -= 1
+    pos = {
+        "num_players": 3,
+        "hands": [["G3", "B4"], ["Y1", "Y2"], ["R1", "R2"]],
+        "draw_pile": [],
+        "discard_pile": [TYPE_NAMES[t] for t in np.repeat(np.arange(NUM_CARD_TYPES), rest)],
+        "colour": "Y",
+        "direction": 1,
+        "current_player": 0,
+        "phase": "play",
+        "void_draws": [[-1] * 4, [0, -1, -1, -1], [-1] * 4],
+    }
+    pos["discard_pile"].remove("Y5")
+    pos["discard_pile"].append("Y5")  # on top: yellow in force
+    obs, _ = UnoEngine.from_positions([pos], UnoRules(), auto_reset=False).observe()
+    worlds, unseen = sample_worlds(obs, UnoRules(), 400, np.random.default_rng(0))
+    red = np.asarray(TYPE_COLOUR) == 0
+    assert worlds.hands[:, 1][:, red].sum() == 0 and (worlds.hands[:, 2][:, red].sum(axis=1) > 0).any()
+    np.testing.assert_array_equal(worlds.hands[:, 1:].sum(axis=1), np.repeat(unseen, 400, axis=0))
+
+
 def test_search_plays_legal_moves_and_beats_random():
     from tournament.config import TournamentConfig
     from tournament.runner import run_tournament

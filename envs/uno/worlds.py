@@ -75,8 +75,10 @@ def _respect_voids(hands, draw_pile, pile_size, limit, pinned_seat, pinned) -> N
     """Public history in the worlds: a seat seen without colour ``c`` holds at most
     ``limit[g, p, c]`` cards of it (``void_draws``, -1: no limit). Excess cards are swapped
     for the first cards of the (shuffled) draw pile the seat may hold; where the pile has
-    none, the hand is left as dealt. Seat 0 (the observer) is known; of a revealed hand
-    (seat ``pinned_seat[g]``) only the cards dealt beyond the pinned ones (``pinned[g]``) move."""
+    none, with a card of another seat's hand that may take the excess card in exchange
+    (:func:`_allowed_swap`); where no seat has one either, the hand is left as dealt. Seat 0
+    (the observer) is known; of a revealed hand (seat ``pinned_seat[g]``) only the cards dealt
+    beyond the pinned ones (``pinned[g]``) move."""
     for g in range(hands.shape[0]):
         for p in range(1, hands.shape[1]):
             for c in range(NUM_COLOURS):
@@ -92,11 +94,50 @@ def _respect_voids(hands, draw_pile, pile_size, limit, pinned_seat, pinned) -> N
                     if held <= limit[g, p, c] or excess < 0:
                         break
                     j = _allowed_pile_card(hands[g, p], draw_pile[g], pile_size[g], limit[g, p], c)
-                    if j < 0:
+                    if j >= 0:
+                        hands[g, p, excess] -= 1
+                        hands[g, p, draw_pile[g, j]] += 1
+                        draw_pile[g, j] = excess
+                        continue
+                    q, t = _allowed_swap(hands[g], p, excess, limit[g], pinned_seat[g], pinned[g])
+                    if q < 0:
                         break
                     hands[g, p, excess] -= 1
-                    hands[g, p, draw_pile[g, j]] += 1
-                    draw_pile[g, j] = excess
+                    hands[g, p, t] += 1
+                    hands[g, q, t] -= 1
+                    hands[g, q, excess] += 1
+
+
+@njit(cache=True)
+def _colour_held(hand, colour) -> int:
+    held = 0
+    for t in range(NUM_CARD_TYPES):
+        if kernel._COLOUR_OF[t] == colour:
+            held += hand[t]
+    return held
+
+
+@njit(cache=True)
+def _may_take(hand, limit, colour) -> bool:
+    """A hand may take one more card of ``colour`` (-1: a wild): no limit on it, or under it."""
+    return colour < 0 or limit[colour] < 0 or _colour_held(hand, colour) < limit[colour]
+
+
+@njit(cache=True)
+def _allowed_swap(hands, p, excess, limit, pinned_seat, pinned) -> tuple[int, int]:
+    """``(q, t)``: the first other seat ``q`` (not the observer, seat 0) holding a dealt card of
+    type ``t`` that seat ``p`` may take in place of its card ``excess``, while ``q`` may take
+    ``excess``; ``(-1, -1)`` if there is none."""
+    bad = kernel._COLOUR_OF[excess]
+    for q in range(1, hands.shape[0]):
+        if q == p or not _may_take(hands[q], limit[q], bad):
+            continue
+        for t in range(NUM_CARD_TYPES):
+            free = hands[q, t] - (pinned[t] if q == pinned_seat else 0)
+            colour = kernel._COLOUR_OF[t]
+            if free > 0 and colour != bad and _may_take(hands[p], limit[p], colour):
+                return q, t
+    return -1, -1
 
 
 @njit(cache=True)
@@ -107,15 +148,7 @@ def _allowed_pile_card(hand, pile, size, limit, not_colour) -> int:
         colour = kernel._COLOUR_OF[pile[j]]
         if colour < 0:
             return j
-        if colour == not_colour:
-            continue
-        if limit[colour] < 0:
-            return j
-        held = 0
-        for t in range(NUM_CARD_TYPES):
-            if kernel._COLOUR_OF[t] == colour:
-                held += hand[t]
-        if held < limit[colour]:
+        if colour != not_colour and _may_take(hand, limit, colour):
             return j
     return -1
 
