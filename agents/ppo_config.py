@@ -160,6 +160,10 @@ class PPOConfig:
         if not isinstance(self.game, str) or self.game not in GAMES:
             raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
         module = game_module(self.game)
+        if self.rules is None:  # ``rules:`` left empty in a YAML file: no house rule
+            self.rules = {}
+        if not isinstance(self.rules, dict):
+            raise ValueError(f"rules must be a mapping of rules options (e.g. {{stacking: true}}), got {self.rules!r}")
         module.Rules.from_dict(self.rules).check_players(self.players)
         if self.eval_opponents is None:  # the default: every scripted policy of this game
             self.eval_opponents = strategies(self.game)
