@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from envs.games import game_module
+
 
 def trainer_state(trainer: Any) -> dict[str, Any]:
     """The checkpoint of a trainer: its agent payload and a ``trainer`` part (copies, so a
@@ -42,6 +44,18 @@ def trainer_state(trainer: Any) -> dict[str, Any]:
     }
 
 
+def _same(key: str, was: Any, now: Any, game: str) -> bool:
+    """One setup key of a checkpoint and of the config agree: ``rules`` by what they mean (an
+    option left out is its default: ``{stacking: false}`` is ``{}``)."""
+    if key == "rules" and isinstance(was, dict) and isinstance(now, dict):
+        rules = game_module(game).Rules
+        try:
+            return rules.from_dict(was) == rules.from_dict(now)
+        except ValueError:  # an option this version no longer knows: compared as written
+            return was == now
+    return was == now
+
+
 def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoint") -> None:
     """Continue the run a :func:`trainer_state` describes; a checkpoint of another setup
     (game, table, network, opponents, batch) is refused, naming the differences."""
@@ -51,7 +65,7 @@ def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoin
     saved, cfg = tr["config"], trainer.cfg
     fields = {f.name: f for f in dataclasses.fields(cfg)}
     was = {k: saved.get(k, _default(fields[k])) for k in type(cfg).STATE_KEYS}  # a key added later: its default
-    diff = [k for k in type(cfg).STATE_KEYS if was[k] != getattr(cfg, k)]
+    diff = [k for k in type(cfg).STATE_KEYS if not _same(k, was[k], getattr(cfg, k), cfg.game)]
     if diff:
         detail = "; ".join(f"{k}: checkpoint {was[k]!r}, config {getattr(cfg, k)!r}" for k in diff)
         raise ValueError(f"{source} does not match this config ({detail})")
