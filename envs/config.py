@@ -52,6 +52,27 @@ class _ConfigLoader(yaml.SafeLoader):
 _ConfigLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789")
 )
+# YAML 1.2's integers and no dates: YAML 1.1 reads seed=010 as 8 (octal), eval_every=1:30 as 90
+# (base 60) and run_name=2026-12-07 as a date. Here 010 is ten, 0x10 and 0o10 say their base,
+# and anything else stays text (refused where a number is asked, with the key's name).
+_ConfigLoader.yaml_implicit_resolvers = {
+    first: [
+        (tag, regexp)
+        for tag, regexp in resolvers
+        if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:timestamp")
+    ]
+    for first, resolvers in _ConfigLoader.yaml_implicit_resolvers.items()
+}
+_INT = re.compile(r"^[-+]?(?:[0-9][0-9_]*|0x[0-9a-fA-F_]+|0o[0-7_]+)$")
+_ConfigLoader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    text = str(loader.construct_scalar(node)).replace("_", "")
+    return int(text, 0) if re.match(r"^[-+]?0[xo]", text) else int(text, 10)
+
+
+_ConfigLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def load_yaml(text: str, what: str) -> Any:

@@ -119,3 +119,12 @@ def test_a_mapping_written_whole_replaces_and_a_dotted_key_changes_one_entry():
     assert merge(base, parse_overrides(["rules.match=true"]))["rules"] == {"stacking": True, "match": True}
     merged = merge(base, parse_overrides(["rules={seven_zero: true}", "rules.match=true"]))
     assert merged["rules"] == {"seven_zero": True, "match": True} and type(merged["rules"]) is dict
+
+
+def test_yaml_12_integers_and_no_dates():
+    """YAML 1.1 would read 010 as 8, 1:30 as 90 and 2026-12-07 as a date."""
+    from envs.config import load_yaml
+
+    texts = ("010", "0x10", "0o17", "-5", "1_000", "1:30", "2026-12-07", "08")
+    assert [load_yaml(t, "x") for t in texts] == [10, 16, 15, -5, 1000, "1:30", "2026-12-07", 8]
+    assert parse_overrides(["seed=010", "run_name=2026-12-07"]) == {"seed": 10, "run_name": "2026-12-07"}
