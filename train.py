@@ -38,7 +38,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import shlex
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -236,19 +238,39 @@ def main(argv: list[str] | None = None) -> int:
             prepare_run_files(cfg, plan_run_files(cfg, args.resume, overwrite=args.overwrite))
         except (ValueError, OSError) as err:
             parser.error(str(err))
+        stop_on_sigterm(stack)
         try:
             return train(cfg, trainer, args.resume, resume, collect, console)
         except KeyboardInterrupt:
-            console.print(f"\n[yellow]stopped[/]: {how_to_go_on(cfg, args.resume, args.address)}")
+            changes = [*(["--config", str(args.config)] if args.config else []), *args.overrides]
+            console.print(f"\n[yellow]stopped[/]: {how_to_go_on(cfg, args.resume, args.address, changes)}")
             raise
 
 
-def how_to_go_on(cfg: Any, resumed_from: Path | None, address: str | None = None) -> str:
-    """After a stop (Ctrl-C): the command that continues the run from its last checkpoint (on
-    the Ray cluster it joined, if it joined one)."""
+def stop_on_sigterm(stack: contextlib.ExitStack) -> None:
+    """SIGTERM (a scheduler's kill, ``kill``) stops the run as Ctrl-C does: the run folder's lock
+    is released and the command to go on is printed (the default handler would leave the lock,
+    which a trainer on another host takes for a live run). Until ``stack`` closes; main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    stack.callback(signal.signal, signal.SIGTERM, signal.signal(signal.SIGTERM, interrupt))
+
+
+def how_to_go_on(
+    cfg: Any, resumed_from: Path | None, address: str | None = None, changes: list[str] | None = None
+) -> str:
+    """After a stop (Ctrl-C, or SIGTERM): the command that continues the run from its last
+    checkpoint (on the Ray cluster it joined, if it joined one). A stopped resume repeats its
+    ``changes`` (``--config`` and overrides): its last checkpoint may predate them."""
     run_dir, checkpoint, _ = run_files(cfg)
     if checkpoint.is_file():
         command = f"python train.py --resume {shlex.quote(str(checkpoint))}"
+        if resumed_from is not None and changes:
+            command += " " + " ".join(shlex.quote(c) for c in changes)
         joined = f" --address {shlex.quote(address)}" if address is not None else ""
         return f"continue the run from its last checkpoint with: {command}{joined}"
     if resumed_from is not None:  # a branch stopped before its first checkpoint
@@ -379,9 +401,13 @@ def plan_run_files(cfg: Any, resumed_from: Path | None = None, overwrite: bool =
     curve go too, so two runs never mix in one folder). The replaced run's files that
     :func:`prepare_run_files` removes."""
     from agents.best_response import PROGRESS, RESULT
-    from agents.run_record import AGENT, CURVE, RUN_RECORD
+    from agents.run_lock import LOCK
+    from agents.run_record import AGENT, CHECKPOINT, CURVE, RUN_RECORD
 
     run_dir, checkpoint, agent = run_files(cfg)
+    own_files = [run_dir / name for name in (CHECKPOINT, RUN_RECORD, RESULT, PROGRESS, CURVE, LOCK)]
+    if cfg.export and agent.resolve() in {f.resolve() for f in own_files}:
+        raise ValueError(f"export {agent} is one of the run's own files: the agent would replace it; export elsewhere")
     logs = sorted(run_dir.glob("events.out.tfevents.*")) if run_dir.is_dir() else []
     records = [run_dir / name for name in (RUN_RECORD, RESULT, PROGRESS, CURVE) if (run_dir / name).is_file()]
     weights = [p for p in (checkpoint, run_dir / AGENT) if p.is_file()]

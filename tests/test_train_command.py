@@ -611,3 +611,45 @@ def test_a_stopped_run_says_how_to_go_on(tmp_path: Path, monkeypatch, capsys) ->
         f"stopped: no checkpoint was written yet: start again with --overwrite (its files in {tmp_path / 'tiny'} go)"
         in out
     )
+
+
+def test_a_stopped_resume_says_to_repeat_its_changes_and_sigterm_stops_like_ctrl_c(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """A resume that raised total_steps and stopped before its next checkpoint: the checkpoint
+    still holds the old config, so the command to go on repeats the change. SIGTERM (a job's
+    time limit) stops a run as Ctrl-C does: the lock goes, the command to go on is printed."""
+    import os
+    import signal
+
+    import agents.ppo
+
+    checkpoint = _stopped_run(tmp_path, monkeypatch)
+    capsys.readouterr()
+
+    def terminated(self, *a, **kw):
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(agents.ppo.PPOTrainer, "update", terminated)
+    with pytest.raises(KeyboardInterrupt):
+        main(["--resume", str(checkpoint), "total_steps=512", "checkpoint_every=100"])
+    monkeypatch.undo()
+    assert signal.getsignal(signal.SIGTERM) is before and not (tmp_path / "tiny" / "lock").exists()
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"python train.py --resume {checkpoint} total_steps=512 checkpoint_every=100" in out
+
+
+def test_empty_rules_are_none_the_same_rules_resume_and_an_export_may_not_replace_the_run(
+    tmp_path: Path, capsys
+) -> None:
+    from agents.ppo_config import PPOConfig
+
+    assert PPOConfig.from_mapping({"rules": None}).rules == {}  # `rules:` left empty in a YAML file
+    with pytest.raises(ValueError, match="rules must be a mapping of rules options"):
+        PPOConfig.from_mapping({"rules": 5})
+    assert train(f"log_dir={tmp_path}", "run_name=r", "rules={stacking: false}") == 0
+    checkpoint = tmp_path / "r" / "checkpoint.pt"
+    assert main([*TINY, "total_steps=384", "--resume", str(checkpoint)]) == 0  # rules {} mean the same
+    err = refused(capsys, f"log_dir={tmp_path}", "run_name=e", f"export={tmp_path / 'e' / 'checkpoint.pt'}")
+    assert "is one of the run's own files: the agent would replace it; export elsewhere" in err
