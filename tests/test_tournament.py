@@ -258,7 +258,7 @@ def test_wilson_interval_matches_scipy():
         (["lineups=[[random, random]]", "players=2"], "at least two different entrants"),
         (["games=0"], "games must be an integer from 1 to 100,000,000"),
         (["policies=[random, random]"], "share the label\\(s\\) random"),
-        (["players=2", "policies=[random, {name: heuristic, label: 2024-01-01}]"], "a label is a non-empty text"),
+        (["players=2", "policies=[random, {name: heuristic, label: [a, b]}]"], "a label is a non-empty text"),
         (["players=2", "policies=[random, {name: heuristic, label: ''}]"], "a label is a non-empty text"),
         (["lineups=[[{a: 1}, random, greedy, heuristic]]"], "lineups\\[0\\] lists entrant labels \\(texts\\)"),
         (["game=tricks", "policies=[random, greedy]", "seating=permutations"], "plays its 4 rotations"),
