@@ -612,17 +612,18 @@ def train(
     session = (time.perf_counter() - start) / 60
     from agents.run_record import CURVE, write_run_record
 
-    write_run_record(cfg, run_dir, trainer, agent, minutes(), since)
+    total = minutes()  # read once: run.json and best_response.json give the same minutes
+    write_run_record(cfg, run_dir, trainer, agent, total, since)
     if cfg.eval_every and record is None:  # a best response draws its own curve (agents.best_response)
         from agents.training_curves import plot_runs, read_curve
 
         plot_runs([read_curve(run_dir)], run_dir / CURVE)
-    whole = "" if resume is None else f" ({minutes():.1f} min in all" + (f" since update {since})" if since else ")")
+    whole = "" if resume is None else f" ({total:.1f} min in all" + (f" since update {since})" if since else ")")
     console.print(
         f"done in {session:.1f} min{whole}: {trainer.global_step:,} decisions; agent {agent}, checkpoint {checkpoint}"
     )
     if record is not None:
-        result = record.finish(trainer, agent)
+        result = record.finish(trainer, agent, total)
         console.print(
             f"best response to {result['target_label']}: win rate {result['win_rate']:.4f} "
             f"[{result['ci_low']:.4f}, {result['ci_high']:.4f}] over {result['games']:,} games, gain "

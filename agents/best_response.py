@@ -149,13 +149,14 @@ class BestResponseRecord:
         }
         write_atomically(self.run_dir / PROGRESS, json.dumps(json_ready(data), indent=1) + "\n")
 
-    def finish(self, trainer: Any, agent: Path) -> dict[str, Any]:
+    def finish(self, trainer: Any, agent: Path, minutes: float | None = None) -> dict[str, Any]:
         """Write ``best_response.json`` and ``curve.png`` (the last curve point is the final
-        evaluation); returns the result."""
+        evaluation); returns the result. ``minutes``: the run's, as ``run.json`` gives them
+        (default: read from the clock now)."""
         from agents.registry import spec_label
 
         cfg, final = self.cfg, self.curve[-1]
-        minutes = self.elapsed() / 60
+        minutes = self.elapsed() / 60 if minutes is None else minutes
         result = {
             "target": cfg.target,
             "target_label": spec_label(cfg.target),

@@ -304,6 +304,7 @@ def test_a_best_response_resumed_with_more_total_steps_keeps_its_curve(tmp_path:
     assert main([*args, "total_steps=384", "--resume", str(tmp_path / "br" / "checkpoint.pt")]) == 0
     result = json.loads((tmp_path / "br" / "best_response.json").read_text())
     assert result["complete"] and [p["update"] for p in result["curve"]] == [0, 1, 2, 3]
+    assert result["minutes"] == json.loads((tmp_path / "br" / "run.json").read_text())["minutes"]
     assert result["config_changes"] == [{"update": 2, "changes": {"total_steps": [256, 384]}}]
 
 
