@@ -160,6 +160,10 @@ class PPOConfig:
         if not isinstance(self.game, str) or self.game not in GAMES:
             raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
         module = game_module(self.game)
+        if isinstance(self.players, float) and self.players.is_integer():  # players=4.0
+            self.players = int(self.players)
+        if isinstance(self.players, bool) or not isinstance(self.players, int):
+            raise ValueError(f"players must be an integer (the table size), got {self.players!r}")
         if self.rules is None:  # ``rules:`` left empty in a YAML file: no house rule
             self.rules = {}
         if not isinstance(self.rules, dict):

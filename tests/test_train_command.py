@@ -647,6 +647,9 @@ def test_empty_rules_are_none_the_same_rules_resume_and_an_export_may_not_replac
     from agents.ppo_config import PPOConfig
 
     assert PPOConfig.from_mapping({"rules": None}).rules == {}  # `rules:` left empty in a YAML file
+    assert PPOConfig.from_mapping({"players": 4.0}).players == 4
+    with pytest.raises(ValueError, match="players must be an integer \\(the table size\\), got 'four'"):
+        PPOConfig.from_mapping({"players": "four"})
     with pytest.raises(ValueError, match="rules must be a mapping of rules options"):
         PPOConfig.from_mapping({"rules": 5})
     assert train(f"log_dir={tmp_path}", "run_name=r", "rules={stacking: false}") == 0
