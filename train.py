@@ -541,7 +541,7 @@ def train(
         finally:  # an evaluation that fails leaves no task on the bar
             stage.close()
         for r in results:  # the interval as the evaluation made it (clustered by deal), for the curves
-            for key in ("win_rate", "ci_low", "ci_high"):
+            for key in ("win_rate", "ci_low", "ci_high", "games"):
                 writer.add_scalar(f"eval/{key}_vs_{r['opponent']}", r[key], trainer.global_step)
         line = ", ".join(
             f"{r['opponent']} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in results

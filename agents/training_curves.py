@@ -31,8 +31,9 @@ PREFIX = "eval/win_rate_vs_"
 
 def read_curve(run_dir: str | Path) -> dict[str, Any]:
     """``{"name", "game", "players", "curves": {opponent: [{decisions, win_rate, ci_low, ci_high, games}]}}``
-    of one run: the evaluations in its TensorBoard logs, games from its config (``run.json``,
-    else the TensorBoard hyper-parameters), a finished run's last point on ``final_eval_games``."""
+    of one run: the evaluations in its TensorBoard logs, each with the games it played
+    (``eval/games_vs_<opponent>``; in older logs from its config, ``run.json`` or else the
+    TensorBoard hyper-parameters, a finished run's last point on ``final_eval_games``)."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     from tournament.stats import wilson
@@ -57,9 +58,11 @@ def read_curve(run_dir: str | Path) -> dict[str, Any]:
             continue
         opponent = tag[len(PREFIX) :]
         lows, highs = by_step(f"eval/ci_low_vs_{opponent}"), by_step(f"eval/ci_high_vs_{opponent}")
+        played = by_step(f"eval/games_vs_{opponent}")  # logged since 2026-12-07; else from the config
         points = []
         for step, value in sorted(by_step(tag).items()):
             n = final if (final and step == finished_at) else games  # the final evaluation of a finished run
+            n = int(played.get(step, n))
             if step in lows and step in highs:
                 low, high = lows[step], highs[step]
             else:

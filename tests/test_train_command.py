@@ -657,3 +657,15 @@ def test_empty_rules_are_none_the_same_rules_resume_and_an_export_may_not_replac
     assert main([*TINY, "total_steps=384", "--resume", str(checkpoint)]) == 0  # rules {} mean the same
     err = refused(capsys, f"log_dir={tmp_path}", "run_name=e", f"export={tmp_path / 'e' / 'checkpoint.pt'}")
     assert "is one of the run's own files: the agent would replace it; export elsewhere" in err
+
+
+def test_each_curve_point_keeps_the_games_its_evaluation_played(tmp_path: Path) -> None:
+    """A finished run resumed with more total_steps: its old final evaluation (final_eval_games)
+    stays a point of 40 games, not one of eval_games."""
+    from agents.training_curves import read_curve
+
+    games = ("eval_every=1", "eval_games=16", "final_eval_games=40", "eval_opponents=[random]")
+    assert train(f"log_dir={tmp_path}", "run_name=c", *games) == 0
+    assert main([*TINY, *games, "total_steps=384", "--resume", str(tmp_path / "c" / "checkpoint.pt")]) == 0
+    (points,) = read_curve(tmp_path / "c")["curves"].values()
+    assert {p["decisions"]: p["games"] for p in points} == {128: 16, 256: 40, 384: 40}
