@@ -201,15 +201,17 @@ def test_the_cards_dealt_beside_a_shown_hand_respect_its_players_voids():
         assert (worlds.hands[:, 1, card_type(card)] >= 1).all()
 
 
-def test_a_void_is_kept_by_swapping_with_another_hand_when_the_draw_pile_is_empty():
+@pytest.mark.parametrize("third", [["R1", "R2"], ["R1", "R2", "G7", "B8", "Y9", "G1"]])
+def test_a_void_is_kept_by_swapping_with_another_hand_when_the_draw_pile_is_empty(third):
     """Seat 1 was seen without red and has drawn nothing since; the draw pile is empty, so the
-    excess red cards a world deals it go to seat 2 in exchange for cards it may hold."""
+    excess red cards a world deals it go to seat 2 in exchange for cards it may hold, each of
+    them as likely (the 15 pairs of 6 cards: about 1/15 of the worlds each)."""
     rest = DECK_COUNTS.copy()
-    for card in ("G3", "B4", "Y1", "Y2", "R1", "R2"):
+    for card in ("G3", "B4", "Y1", "Y2", *third):
         rest[card_type(card)] -= 1
     pos = {
         "num_players": 3,
-        "hands": [["G3", "B4"], ["Y1", "Y2"], ["R1", "R2"]],
+        "hands": [["G3", "B4"], ["Y1", "Y2"], third],
         "draw_pile": [],
         "discard_pile": [TYPE_NAMES[t] for t in np.repeat(np.arange(NUM_CARD_TYPES), rest)],
         "colour": "Y",
@@ -221,10 +223,14 @@ def test_a_void_is_kept_by_swapping_with_another_hand_when_the_draw_pile_is_empt
     pos["discard_pile"].remove("Y5")
     pos["discard_pile"].append("Y5")  # on top: yellow in force
     obs, _ = UnoEngine.from_positions([pos], UnoRules(), auto_reset=False).observe()
-    worlds, unseen = sample_worlds(obs, UnoRules(), 400, np.random.default_rng(0))
+    worlds, unseen = sample_worlds(obs, UnoRules(), 3000, np.random.default_rng(0))
     red = np.asarray(TYPE_COLOUR) == 0
     assert worlds.hands[:, 1][:, red].sum() == 0 and (worlds.hands[:, 2][:, red].sum(axis=1) > 0).any()
-    np.testing.assert_array_equal(worlds.hands[:, 1:].sum(axis=1), np.repeat(unseen, 400, axis=0))
+    np.testing.assert_array_equal(worlds.hands[:, 1:].sum(axis=1), np.repeat(unseen, 3000, axis=0))
+    if len(third) == 6:
+        _, counts = np.unique(worlds.hands[:, 1], axis=0, return_counts=True)
+        # 200 each; taking the lowest card types first gave one pair 3x as often
+        assert len(counts) == 15 and counts.min() > 150 and counts.max() < 250
 
 
 def test_search_plays_legal_moves_and_beats_random():

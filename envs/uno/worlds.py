@@ -7,7 +7,8 @@ observations into an engine of ``worlds`` complete games per observation: the *u
 cards (the deck less the own hand, the discard pile and a revealed hand) are shuffled and
 dealt to the other players in their hand sizes, the rest form the draw pile in random
 order; a player seen without a colour (the public history, ``void_draws``) gets no more
-cards of it than the unseen cards it took since (excess ones are swapped with the pile's). Given a
+cards of it than the unseen cards it took since (excess ones are swapped with the pile's, or
+with another hand's where the pile has none that fits). Given a
 *belief* (where the observer expects each unseen card type: :mod:`agents.belief`), the
 cards are dealt by it instead of evenly (:func:`_deal_expected`), the voids still honoured.
 Everything the observation fixes is copied; nothing else is read, so two games that look
@@ -70,16 +71,22 @@ def _guilt(hands: np.ndarray, bluffer: np.ndarray, colour: np.ndarray, out: np.n
             out[g] = kernel.holds_colour(hands[g, bluffer[g]], colour[g])
 
 
+#: Random numbers per world for the swaps between hands (:func:`_allowed_swap`), used in turn
+#: (a world needing more swaps than this, which takes a long run of draws, reuses them).
+SWAP_DRAWS = 8
+
+
 @njit(cache=True)
-def _respect_voids(hands, draw_pile, pile_size, limit, pinned_seat, pinned) -> None:
+def _respect_voids(hands, draw_pile, pile_size, limit, pinned_seat, pinned, swap_u) -> None:
     """Public history in the worlds: a seat seen without colour ``c`` holds at most
     ``limit[g, p, c]`` cards of it (``void_draws``, -1: no limit). Excess cards are swapped
     for the first cards of the (shuffled) draw pile the seat may hold; where the pile has
     none, with a card of another seat's hand that may take the excess card in exchange
-    (:func:`_allowed_swap`); where no seat has one either, the hand is left as dealt. Seat 0
-    (the observer) is known; of a revealed hand (seat ``pinned_seat[g]``) only the cards dealt
-    beyond the pinned ones (``pinned[g]``) move."""
+    (:func:`_allowed_swap`, drawn with ``swap_u[g]``); where no seat has one either, the hand
+    is left as dealt. Seat 0 (the observer) is known; of a revealed hand (seat
+    ``pinned_seat[g]``) only the cards dealt beyond the pinned ones (``pinned[g]``) move."""
     for g in range(hands.shape[0]):
+        swaps = 0
         for p in range(1, hands.shape[1]):
             for c in range(NUM_COLOURS):
                 if limit[g, p, c] < 0:
@@ -99,9 +106,11 @@ def _respect_voids(hands, draw_pile, pile_size, limit, pinned_seat, pinned) -> N
                         hands[g, p, draw_pile[g, j]] += 1
                         draw_pile[g, j] = excess
                         continue
-                    q, t = _allowed_swap(hands[g], p, excess, limit[g], pinned_seat[g], pinned[g])
+                    u = swap_u[g, swaps % swap_u.shape[1]]
+                    q, t = _allowed_swap(hands[g], p, excess, limit[g], pinned_seat[g], pinned[g], u)
                     if q < 0:
                         break
+                    swaps += 1
                     hands[g, p, excess] -= 1
                     hands[g, p, t] += 1
                     hands[g, q, t] -= 1
@@ -124,18 +133,32 @@ def _may_take(hand, limit, colour) -> bool:
 
 
 @njit(cache=True)
-def _allowed_swap(hands, p, excess, limit, pinned_seat, pinned) -> tuple[int, int]:
-    """``(q, t)``: the first other seat ``q`` (not the observer, seat 0) holding a dealt card of
-    type ``t`` that seat ``p`` may take in place of its card ``excess``, while ``q`` may take
-    ``excess``; ``(-1, -1)`` if there is none."""
+def _swap_candidates(hands, p, excess, limit, pinned_seat, pinned, q, t) -> int:
+    """Copies of type ``t`` in seat ``q``'s hand that may go to seat ``p`` for its ``excess``."""
     bad = kernel._COLOUR_OF[excess]
+    colour = kernel._COLOUR_OF[t]
+    if q == p or colour == bad or not _may_take(hands[q], limit[q], bad) or not _may_take(hands[p], limit[p], colour):
+        return 0
+    return max(0, hands[q, t] - (pinned[t] if q == pinned_seat else 0))  # a pinned card stays
+
+
+@njit(cache=True)
+def _allowed_swap(hands, p, excess, limit, pinned_seat, pinned, u) -> tuple[int, int]:
+    """``(q, t)``: a dealt card of type ``t`` in another seat ``q``'s hand (not the observer's,
+    seat 0) that seat ``p`` may take in place of its card ``excess`` while ``q`` may take
+    ``excess``, every such card copy as likely (``u``: a uniform draw in [0, 1));
+    ``(-1, -1)`` if there is none."""
+    total = 0
     for q in range(1, hands.shape[0]):
-        if q == p or not _may_take(hands[q], limit[q], bad):
-            continue
         for t in range(NUM_CARD_TYPES):
-            free = hands[q, t] - (pinned[t] if q == pinned_seat else 0)
-            colour = kernel._COLOUR_OF[t]
-            if free > 0 and colour != bad and _may_take(hands[p], limit[p], colour):
+            total += _swap_candidates(hands, p, excess, limit, pinned_seat, pinned, q, t)
+    if total == 0:
+        return -1, -1
+    pick = min(int(u * total), total - 1)
+    for q in range(1, hands.shape[0]):
+        for t in range(NUM_CARD_TYPES):
+            pick -= _swap_candidates(hands, p, excess, limit, pinned_seat, pinned, q, t)
+            if pick < 0:
                 return q, t
     return -1, -1
 
@@ -361,7 +384,9 @@ def sample_worlds(
     )
     pinned_seat = np.where(has_reveal, revealed_seat, -1)
     pinned_w = np.repeat(np.where(has_reveal[:, None], pinned, 0), worlds, axis=0)
-    _respect_voids(hands, draw_pile, pile_w, void_w, np.repeat(pinned_seat, worlds), pinned_w)
+    game_seeds = rng.integers(0, 2**63, size=N, dtype=np.int64).astype(np.uint64)
+    swap_u = rng.random((N, SWAP_DRAWS))  # drawn last: the rest of a world is as without them
+    _respect_voids(hands, draw_pile, pile_w, void_w, np.repeat(pinned_seat, worlds), pinned_w, swap_u)
 
     eng = UnoEngine(N, n, world_rules(rules), seed=0, auto_reset=False)
     state = {k: np.zeros_like(v) for k, v in _state_template(eng).items()}
@@ -392,7 +417,7 @@ def sample_worlds(
     state["void_draws"][:] = void_w
     chosen = np.where(view["chosen_colours"].any(axis=-1), view["chosen_colours"].argmax(axis=-1), -1)  # [B, slot]
     state["chosen_colour"][:] = per_seat(chosen)
-    state["game_seeds"][:] = rng.integers(0, 2**63, size=N, dtype=np.int64).astype(np.uint64)
+    state["game_seeds"][:] = game_seeds
     # The Wild Draw Four's player: the seat before the observer in phase challenge, the
     # observer itself in phase uno (its own second-to-last card, the answer comes next).
     phase = rep(view["phase"])
