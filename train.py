@@ -405,9 +405,16 @@ def plan_run_files(cfg: Any, resumed_from: Path | None = None, overwrite: bool =
     from agents.run_record import AGENT, CHECKPOINT, CURVE, RUN_RECORD
 
     run_dir, checkpoint, agent = run_files(cfg)
-    own_files = [run_dir / name for name in (CHECKPOINT, RUN_RECORD, RESULT, PROGRESS, CURVE, LOCK)]
+    own_files = [
+        folder / name
+        for folder in (run_dir, *([resumed_from.parent] if resumed_from else []))
+        for name in (CHECKPOINT, RUN_RECORD, RESULT, PROGRESS, CURVE, LOCK)
+    ] + ([resumed_from] if resumed_from else [])
     if cfg.export and agent.resolve() in {f.resolve() for f in own_files}:
-        raise ValueError(f"export {agent} is one of the run's own files: the agent would replace it; export elsewhere")
+        raise ValueError(
+            f"export {agent} is one of the run's own files (or those of the run it resumes): the agent would "
+            "replace it; export elsewhere"
+        )
     logs = sorted(run_dir.glob("events.out.tfevents.*")) if run_dir.is_dir() else []
     records = [run_dir / name for name in (RUN_RECORD, RESULT, PROGRESS, CURVE) if (run_dir / name).is_file()]
     weights = [p for p in (checkpoint, run_dir / AGENT) if p.is_file()]

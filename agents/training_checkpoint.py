@@ -115,7 +115,7 @@ def config_changes(tr: dict[str, Any], cfg: Any) -> list[dict[str, Any]]:
     saved, now = tr["config"], cfg.to_dict()
     fields = {f.name: f for f in dataclasses.fields(cfg)}
     changes = {k: [saved.get(k, _default(fields[k])), v] for k, v in now.items() if k not in PLACE_KEYS}
-    changes = {k: pair for k, pair in changes.items() if pair[0] != pair[1]}
+    changes = {k: pair for k, pair in changes.items() if not _same(k, *pair, cfg.game)}
     return earlier + ([{"update": int(tr["update"]), "changes": changes}] if changes else [])
 
 

@@ -52,19 +52,26 @@ class _ConfigLoader(yaml.SafeLoader):
 _ConfigLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789")
 )
+_YAML_11_ONLY = {  # the int, float and timestamp resolvers of PyYAML's YAML 1.1, replaced below
+    regexp.pattern
+    for resolvers in yaml.SafeLoader.yaml_implicit_resolvers.values()
+    for tag, regexp in resolvers
+    if tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp")
+}
 # YAML 1.2's integers and no dates: YAML 1.1 reads seed=010 as 8 (octal), eval_every=1:30 as 90
-# (base 60) and run_name=2026-12-07 as a date. Here 010 is ten, 0x10 and 0o10 say their base,
-# and anything else stays text (refused where a number is asked, with the key's name).
+# and 1:30.5 as 90.5 (base 60), and run_name=2026-12-07 as a date. Here 010 is ten, 0x10 and
+# 0o10 say their base, and anything else stays text (refused where a number is asked, by name).
 _ConfigLoader.yaml_implicit_resolvers = {
-    first: [
-        (tag, regexp)
-        for tag, regexp in resolvers
-        if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:timestamp")
-    ]
+    first: [(tag, regexp) for tag, regexp in resolvers if regexp.pattern not in _YAML_11_ONLY]
     for first, resolvers in _ConfigLoader.yaml_implicit_resolvers.items()
 }
-_INT = re.compile(r"^[-+]?(?:[0-9][0-9_]*|0x[0-9a-fA-F_]+|0o[0-7_]+)$")
+_INT = re.compile(r"^[-+]?(?:[0-9][0-9_]*|0x[0-9a-fA-F][0-9a-fA-F_]*|0o[0-7][0-7_]*)$")
 _ConfigLoader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
+_FLOAT = re.compile(  # YAML 1.1's floats less base 60 (1:30.5), the exponent's sign optional
+    r"^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+_ConfigLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
 
 
 def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:

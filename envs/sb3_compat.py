@@ -34,7 +34,7 @@ class SB3VecEnv(VecEnv):
         gave (once: SB3 clears them after a reset). The games share one engine, so they take
         one set of options (the vector env's, such as ``reset_mask``)."""
         seed, options = self._seeds[0], self._options[0]
-        if any(o != options for o in self._options):
+        if any(not _same_options(o, options) for o in self._options):
             raise ValueError("set_options: the games share one engine and take one set of options, got different ones")
         obs, _ = self.venv.reset(seed=seed, options=options or None)
         self._reset_seeds()
@@ -90,6 +90,11 @@ class SB3VecEnv(VecEnv):
 
     def env_is_wrapped(self, wrapper_class: type, indices: None | int | Iterable[int] = None) -> list[bool]:
         return [False for _ in self._indices(indices)]
+
+
+def _same_options(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two games' reset options are one (values compared as arrays: a ``reset_mask`` is one)."""
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
 
 
 def sb3_vec_env(venv: SeatVectorEnv) -> SB3VecEnv:

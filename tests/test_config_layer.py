@@ -125,6 +125,11 @@ def test_yaml_12_integers_and_no_dates():
     """YAML 1.1 would read 010 as 8, 1:30 as 90 and 2026-12-07 as a date."""
     from envs.config import load_yaml
 
-    texts = ("010", "0x10", "0o17", "-5", "1_000", "1:30", "2026-12-07", "08")
-    assert [load_yaml(t, "x") for t in texts] == [10, 16, 15, -5, 1000, "1:30", "2026-12-07", 8]
+    texts = ("010", "0x10", "0o17", "-5", "1_000", "1:30", "2026-12-07", "08", "1:30.5", "0x_", "-1.5", ".5", "1.5e3")
+    assert [load_yaml(t, "x") for t in texts] == [10, 16, 15, -5, 1000, "1:30", "2026-12-07", 8, "1:30.5", "0x_"] + [
+        -1.5,
+        0.5,
+        1500.0,
+    ]
+    assert load_yaml(".inf", "x") == float("inf") and load_yaml("-.inf", "x") == -float("inf")
     assert parse_overrides(["seed=010", "run_name=2026-12-07"]) == {"seed": 10, "run_name": "2026-12-07"}

@@ -655,8 +655,12 @@ def test_empty_rules_are_none_the_same_rules_resume_and_an_export_may_not_replac
     assert train(f"log_dir={tmp_path}", "run_name=r", "rules={stacking: false}") == 0
     checkpoint = tmp_path / "r" / "checkpoint.pt"
     assert main([*TINY, "total_steps=384", "--resume", str(checkpoint)]) == 0  # rules {} mean the same
+    (change,) = json.loads((tmp_path / "r" / "run.json").read_text())["config_changes"]
+    assert list(change["changes"]) == ["total_steps"]  # and are no change
     err = refused(capsys, f"log_dir={tmp_path}", "run_name=e", f"export={tmp_path / 'e' / 'checkpoint.pt'}")
-    assert "is one of the run's own files: the agent would replace it; export elsewhere" in err
+    assert "is one of the run's own files (or those of the run it resumes): the agent would replace it" in err
+    err = refused(capsys, "--resume", str(checkpoint), "run_name=branch", f"export={checkpoint}")  # a branch
+    assert "is one of the run's own files (or those of the run it resumes)" in err
 
 
 def test_each_curve_point_keeps_the_games_its_evaluation_played(tmp_path: Path) -> None:

@@ -187,6 +187,8 @@ def test_the_sb3_adapter_passes_seeds_and_options_once_and_sets_attributes_on_al
     again = vec.venv.engine.state_arrays()
     assert all(np.array_equal(kept[k][[0, 2, 3]], again[k][[0, 2, 3]]) for k in kept)
     assert vec._options == [{}] * 4  # used once
+    vec.set_options([{"reset_mask": np.ones(4, bool)} for _ in range(4)])  # equal, not one object
+    vec.reset()
     vec.set_options([{}, {"reset_mask": np.ones(4, bool)}, {}, {}])
     with pytest.raises(ValueError, match="take one set of options"):
         vec.reset()
