@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from agents.registry import check_spec, strategies
-from envs.config import MAX_SEED
+from envs.config import MAX_SEED, rules_mapping, table_size
 from envs.core import dataclass_from_mapping, shown_value
 from envs.games import GAMES, game_module
 
@@ -160,14 +160,10 @@ class PPOConfig:
         if not isinstance(self.game, str) or self.game not in GAMES:
             raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
         module = game_module(self.game)
-        if isinstance(self.players, float) and self.players.is_integer():  # players=4.0
-            self.players = int(self.players)
+        self.players = table_size(self.players)  # players=4.0 is 4
         if isinstance(self.players, bool) or not isinstance(self.players, int):
             raise ValueError(f"players must be an integer (the table size), got {self.players!r}")
-        if self.rules is None:  # ``rules:`` left empty in a YAML file: no house rule
-            self.rules = {}
-        if not isinstance(self.rules, dict):
-            raise ValueError(f"rules must be a mapping of rules options (e.g. {{stacking: true}}), got {self.rules!r}")
+        self.rules = rules_mapping(self.rules)
         module.Rules.from_dict(self.rules).check_players(self.players)
         if self.eval_opponents is None:  # the default: every scripted policy of this game
             self.eval_opponents = strategies(self.game)

@@ -160,6 +160,25 @@ def rules_options(items: Sequence[str]) -> dict[str, Any]:
     return merge(options, nested)
 
 
+def rules_mapping(value: Any) -> dict[str, Any]:
+    """A config's ``rules`` value as a dict of rules options, the same in every command:
+    ``None`` (``rules:`` left empty in a YAML file, or ``rules: null``) is no house rule,
+    anything but a mapping is refused by name."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"rules must be a mapping of rules options (e.g. {{stacking: true}}), got {value!r}")
+    return dict(value)
+
+
+def table_size(value: Any) -> Any:
+    """A config's ``players`` as an integer where it is one (``players=4.0`` is 4); anything
+    else is returned as it is, for the caller to refuse with its allowed sizes."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
     """An ``argparse`` type: an integer from ``low`` to ``high`` (no upper bound if ``None``),
     so that a bad value is refused by the option's name (``argument --games: must be ...``)

@@ -133,3 +133,20 @@ def test_yaml_12_integers_and_no_dates():
     ]
     assert load_yaml(".inf", "x") == float("inf") and load_yaml("-.inf", "x") == -float("inf")
     assert parse_overrides(["seed=010", "run_name=2026-12-07"]) == {"seed": 10, "run_name": "2026-12-07"}
+
+
+def test_empty_rules_and_a_whole_float_table_size_read_the_same_in_training_and_tournaments():
+    """``rules:`` left empty (or ``rules: null``) is no house rule and ``players=4.0`` is four
+    players, in a training config and a tournament config alike (one reading: envs/config.py)."""
+    from agents.ppo_config import PPOConfig
+
+    for read in (PPOConfig.from_mapping, TournamentConfig.from_mapping):
+        config = read({"rules": None, "players": 4.0})
+        assert config.rules == {} and config.players == 4 and type(config.players) is int
+        with pytest.raises(ValueError, match=r"rules must be a mapping of rules options \(e.g. \{stacking: true\}\)"):
+            read({"rules": [1]})
+    with pytest.raises(ValueError, match="players: the uno table seats"):
+        TournamentConfig.from_mapping({"players": 4.5})
+    from tournament.bluff_study import BluffStudyConfig
+
+    assert BluffStudyConfig.from_mapping({"rules": None, "agents": [], "learners": []}).rules == {}

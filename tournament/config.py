@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import check_label, check_spec, spec_label, split_spec, strategies
-from envs.config import MAX_SEED, merge, parse_overrides, read_yaml
+from envs.config import MAX_SEED, merge, parse_overrides, read_yaml, rules_mapping, table_size
 from envs.core import dataclass_from_mapping
 from envs.games import GAMES, game_module
 from envs.games import game as game_info
@@ -104,6 +104,7 @@ class TournamentConfig:
         if self.policies is None:  # the default: every scripted policy of this game (no wrapper)
             self.policies = strategies(self.game)
         sizes = game_info(self.game).table_sizes
+        self.players = table_size(self.players)  # players=4.0 is 4
         if isinstance(self.players, bool) or not isinstance(self.players, int) or self.players not in sizes:
             raise ValueError(f"players: the {self.game} table seats {_span(sizes)}, got {self.players!r}")
         checked = (("games", MAX_GAMES), ("batch", MAX_BATCH), ("max_decisions", MAX_GAMES), ("rating_orders", 1000))
@@ -141,8 +142,7 @@ class TournamentConfig:
             raise ValueError(f"ratings must be one of {', '.join(RATINGS)}, got {self.ratings!r}")
         if self.streams not in STREAMS:
             raise ValueError(f"streams must be one of {', '.join(STREAMS)}, got {self.streams!r}")
-        if not isinstance(self.rules, Mapping):
-            raise ValueError(f"rules must be a mapping of rules options, got {self.rules!r}")
+        self.rules = rules_mapping(self.rules)  # rules: null is no house rule
         self.rules_object()  # unknown or impossible rules options
         entrants = self.entrants()
         self.table_lineups(entrants)
