@@ -114,9 +114,43 @@ def test_match_rewards_are_finite_numbers(bad):
 
 def test_match_rewards_are_bounded_by_the_hands_played():
     pos = uno_position([["R1", "B2"], ["Y1"]], top="R5", hand_number=2)
-    assert uno_load({**pos, "match_rewards": [-3000.0, 3000]}).position(0)["match_rewards"] == [-3000.0, 3000.0]
+    loaded = uno_load({**pos, "match_rewards": [-3000.0, 3000]}, match=True).position(0)
+    assert loaded["match_rewards"] == [-3000.0, 3000.0]
     with pytest.raises(ValueError, match=r"match_rewards\[1\] must be a finite number from -3720 to 3720"):
-        uno_load({**pos, "match_rewards": [0.0, 3721.0]})
+        uno_load({**pos, "match_rewards": [0.0, 3721.0]}, match=True)
+
+
+def test_a_game_in_play_has_no_match_result_yet():
+    """A game of one hand scores nothing until it is over; a match in play has no total at its end."""
+    pos = uno_position([["R1", "B2"], ["Y1"]], top="R5")
+    for key, value in (("scores", [10, 0]), ("match_rewards", [0.0, 1.0]), ("hand_number", 1)):
+        with pytest.raises(ValueError, match=r"stay 0 in a game of one hand \(match=False\)"):
+            uno_load({**pos, key: value})
+    assert uno_load({**pos, "scores": [499, 0]}, match=True).position(0)["scores"] == [499, 0]
+    with pytest.raises(ValueError, match=r"a total reaches target_score=500, so a match in phase 'play'"):
+        uno_load({**pos, "scores": [500, 0]}, match=True)
+    assert uno_load({**pos, "scores": [500, 0]}, match=True, scoring="reverse").position(0)["scores"] == [500, 0]
+    with pytest.raises(ValueError, match=r"a total passes target_score=500"):
+        uno_load({**pos, "scores": [501, 0]}, match=True, scoring="reverse")
+
+
+def test_a_challenge_flag_must_fit_the_bluffers_hand():
+    """Until its answer, the Wild Draw Four's player only takes cards (a UNO penalty): its hand
+    still shows whether it held the colour in force before it."""
+    pos = uno_position([["R7", "G3"], ["B1", "B2"], ["Y1"]], discard=["R5", "W+4"], colour="B", current=1)
+
+    def challenged(guilty: bool, hands: list[list[str]] | None = None) -> dict[str, Any]:
+        change = {"hands": hands} if hands else {}
+        challenge = {"player": 0, "previous_colour": "R", "guilty": guilty}
+        return {**pos, **change, "phase": "challenge", "challenge": challenge}
+
+    assert uno_load(challenged(True)).position(0)["challenge"]["guilty"] is True
+    with pytest.raises(ValueError, match="challenge.guilty is false, but hands\\[0\\] holds a R card"):
+        uno_load(challenged(False))
+    with pytest.raises(ValueError, match="challenge.guilty is true, but hands\\[0\\] holds no R card"):
+        uno_load(challenged(True, [["G2", "G3"], ["B1", "B2"], ["Y1"]]))
+    caught = [["G2", "R7", "G3"], ["B1", "B2"], ["Y1"]]  # 1 card + a UNO penalty of 2 (R7 drawn)
+    assert uno_load(challenged(False, caught)).position(0)["challenge"]["guilty"] is False
 
 
 def test_a_revealed_hand_is_one_a_challenge_can_have_shown():

@@ -84,6 +84,7 @@ from envs.uno.kernel import (
     playable,
 )
 from envs.uno.observation import DECK_POINTS
+from envs.uno.rules import match_over_one
 
 REQUIRED = ("num_players", "hands", "draw_pile", "discard_pile", "colour", "direction", "current_player", "phase")
 OPTIONAL = (
@@ -338,10 +339,25 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
                 f"challenge.player must be {bluffer}: the player who just played the Wild Draw Four "
                 "(in phase 'challenge' the seat before the current player, in phase 'uno' the current one)"
             )
+        holds = bool(holds_colour(hand_counts[bluffer], challenge_colour))
         if "guilty" in challenge:
             guilty = read_bool(challenge["guilty"], "challenge.guilty")
+            # Until the answer the bluffer's hand only takes cards: a UNO penalty, when the Wild
+            # Draw Four was its second-to-last card and it was caught (hand: 1 + uno_penalty).
+            caught = phase_name == "challenge" and rules.uno_penalty > 0
+            caught = caught and hand_counts[bluffer].sum() == 1 + rules.uno_penalty
+            if guilty and not holds:
+                raise ValueError(
+                    f"challenge.guilty is true, but hands[{bluffer}] holds no {previous} card: the cards held "
+                    "then are still held until the challenge"
+                )
+            if not guilty and holds and not caught:
+                raise ValueError(
+                    f"challenge.guilty is false, but hands[{bluffer}] holds a {previous} card, which it can have "
+                    f"taken since only as a UNO penalty (a hand of 1 + uno_penalty = {1 + rules.uno_penalty} cards)"
+                )
         else:  # derive it from the hand as it is now
-            guilty = bool(holds_colour(hand_counts[bluffer], challenge_colour))
+            guilty = holds
     elif challenge is not None:
         raise ValueError(
             "challenge is only set while a Wild Draw Four waits for its answer (a stacked one is not challenged)"
@@ -363,6 +379,17 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
     match_rewards = read_list(pos.get("match_rewards", [0.0] * P), "match_rewards", P, "numbers (one per seat)")
     match_rewards = [read_number(x, f"match_rewards[{p}]", -reach, reach) for p, x in enumerate(match_rewards)]
     hand_starter = read_seat(pos.get("hand_starter", 0), P, "hand_starter")
+    if phase_name != "over":  # a game in play: its match (if any) is not decided yet
+        if not rules.match and (any(scores) or any(match_rewards) or hand_number):
+            raise ValueError(
+                "scores, match_rewards and hand_number stay 0 in a game of one hand (match=False) until it is over"
+            )
+        if rules.match and match_over_one(np.array(scores, np.int64), rules.target_score, rules.reverse_scoring):
+            ended = "passes" if rules.reverse_scoring else "reaches"
+            raise ValueError(
+                f"scores {scores}: a match ends when a total {ended} target_score={rules.target_score}, "
+                f"so a match in phase '{phase_name}' has none that does"
+            )
     void = read_list(pos.get("void_draws", [[-1] * 4] * P), "void_draws", P, "lists (one per seat) of 4 integers")
     void_draws = np.full((P, 4), -1, np.int64)
     for p, row in enumerate(void):
