@@ -13,6 +13,8 @@ was trained from the same config (and the same target checkpoint).
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import datetime
 import hashlib
 import json
@@ -24,6 +26,7 @@ from typing import Any
 from agents.run_record import CURVE
 from envs.atomic import json_ready, save_figure, write_atomically
 from envs.games import game as game_info
+from envs.games import game_module
 
 RESULT = "best_response.json"
 PROGRESS = "best_response_progress.json"
@@ -50,12 +53,27 @@ def fair_share(cfg: Any) -> float:
     return game_info(cfg.game).fair_share(cfg.players)
 
 
+def _one_spelling(cfg: Any) -> dict[str, Any]:
+    """The config as one spelling of its meaning: a whole number in a float key as a float
+    (``gamma=1`` is ``gamma=1.0``), rules without the options at their defaults (as a resume
+    compares them: ``{stacking: false}`` is ``{}``; an option this version no longer knows
+    stays as written)."""
+    data = cfg.to_dict()
+    floats = {f.name for f in dataclasses.fields(cfg) if f.type in (float, "float")}
+    for key in floats:
+        if isinstance(data.get(key), int) and not isinstance(data[key], bool):
+            data[key] = float(data[key])
+    with contextlib.suppress(ValueError, TypeError):
+        data["rules"] = game_module(cfg.game).Rules.from_dict(data["rules"]).changes()
+    return data
+
+
 def config_digest(cfg: Any, changes: list[dict[str, Any]] | None = None) -> str:
     """SHA-256 of what decides a run's result: the config without :data:`PLACE_KEYS`, the
     bytes of every checkpoint its policy specs name (a retrained target changes the digest),
     and ``changes``, the configs it trained under before (a run resumed with another config,
     :func:`agents.training_checkpoint.config_changes`: not the straight run of ``cfg``)."""
-    data = {k: v for k, v in cfg.to_dict().items() if k not in PLACE_KEYS}
+    data = {k: v for k, v in _one_spelling(cfg).items() if k not in PLACE_KEYS}
     # at its default (its old value), a key added (or kept) later leaves old digests as they were
     for key, default in (ADDED_KEYS | ONCE_LEFT_OUT).items():
         if data.get(key) == default:

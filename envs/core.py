@@ -135,6 +135,12 @@ class RulesBase:
         """Plain mapping of every field (JSON/YAML serialisable)."""
         return dataclasses.asdict(self)
 
+    def changes(self) -> dict[str, Any]:
+        """The options away from their defaults: what these rules mean, as a config would
+        write it (``{stacking: false}`` and ``{}`` are both ``{}``)."""
+        default = type(self)()
+        return {k: v for k, v in self.to_dict().items() if v != getattr(default, k)}
+
     @classmethod
     def option_names(cls) -> list[str]:
         """The rule options, in their order."""

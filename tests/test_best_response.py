@@ -96,6 +96,11 @@ def test_the_config_digest_follows_what_decides_the_result(tmp_path):
     named = config_digest(tiny(target={"name": "search", "value": str(agent)}))
     save_checkpoint(agent, PPOTrainer(tiny(seed=3)).agent_payload())
     assert config_digest(tiny(target={"name": "search", "value": str(agent)})) != named
+    # one config however it is spelt, as a resume compares configs (config_changes): rules by
+    # what they mean, a whole number in a float key as that float
+    assert config_digest(tiny(target="random", rules={"stacking": False})) == base
+    assert config_digest(tiny(target="random", rules={"stacking": True})) != base
+    assert config_digest(tiny(target="random", gamma=1)) == config_digest(tiny(target="random", gamma=1.0))
     # a key added after digests were recorded leaves them as they were at its default
     assert config_digest(tiny(target="random", drop_obs=[])) == base
     assert config_digest(tiny(target="random", drop_obs=["void_draws"])) != base
