@@ -149,12 +149,15 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"{' and '.join(ignored)} {verb} not apply to a study config ({path}): leave it out")
             study = merge(data, parse_overrides(args.overrides))
             study["command"] = study_command(path, args.overrides)
-            if study.get("study") == "exploitability":
+            kind = study.get("study")
+            if kind == "exploitability":
                 from tournament.exploitability import run_study
-            elif study.get("study") == "ablation":
+            elif kind == "ablation":
                 from tournament.ablation import run_study
-            else:
+            elif kind == "bluff":
                 from tournament.bluff_study import run_study
+            else:
+                raise ValueError(f"study must be one of ablation, bluff, exploitability, got {kind!r}")
 
             return run_study(study, console)
         config = load_config(path, args.overrides)

@@ -171,6 +171,21 @@ def rules_mapping(value: Any) -> dict[str, Any]:
     return dict(value)
 
 
+def check_flags(values: Mapping[str, Any], names: Sequence[str], where: str = "") -> None:
+    """Refuse a switch that is not ``true``/``false``: a study reading ``retrain: "no"`` as
+    true would delete hours of finished runs."""
+    for name in names:
+        if name in values and not isinstance(values[name], bool):
+            raise ValueError(f"{where}{name} must be true or false, got {values[name]!r}")
+
+
+def check_overrides(value: Any, what: str) -> None:
+    """Refuse ``overrides`` that are not a list of ``key=value`` strings (a bare string would
+    be read one character at a time)."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"{what} must be a list of key=value strings (e.g. [total_steps=1000000]), got {value!r}")
+
+
 def table_size(value: Any) -> Any:
     """A config's ``players`` as an integer where it is one (``players=4.0`` is 4); anything
     else is returned as it is, for the caller to refuse with its allowed sizes."""

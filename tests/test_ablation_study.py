@@ -146,6 +146,14 @@ def test_the_study_refuses_what_it_cannot_run(tmp_path):
     for key, value in (("games", "abc"), ("games", 1.5), ("seed", -1), ("seed", True)):
         with pytest.raises(ValueError, match=f"{key} must be an integer from"):
             AblationConfig.from_mapping({**_config(tmp_path), key: value})
+    with pytest.raises(ValueError, match="train must be true or false, got 'no'"):
+        AblationConfig.from_mapping({**_config(tmp_path), "train": "no"})
+    with pytest.raises(ValueError, match="row b: baseline must be true or false"):
+        AblationConfig.from_mapping({**_config(tmp_path), "rows": [{"name": "b", "config": "x", "baseline": "yes"}]})
+    with pytest.raises(ValueError, match="row b: overrides must be a list of key=value strings"):
+        AblationConfig.from_mapping(
+            {**_config(tmp_path), "rows": [{"name": "b", "config": "x", "overrides": "seed=2"}]}
+        )
     (tmp_path / "a_file").write_text("")
     with pytest.raises(ValueError, match="report"):
         run_study({**_config(tmp_path), "report": str(tmp_path / "a_file" / "ablations.md")}, Console(record=True))

@@ -266,6 +266,10 @@ def test_the_quick_study_beats_first_legal_writes_its_report_and_reuses_finished
     assert again["reused"] == "report" and again["win_rate"] == sanity["win_rate"]
     assert again["reference"] == sanity["reference"] and Path(again["curve_png"]).is_file()
     assert "| from the report's data |" in (tmp_path / "exploitability.md").read_text()
+    proc = _study(*outputs, "train=false", "sanity_reference=''")  # no scale asked: none from the data either
+    assert proc.returncode == 0, proc.stderr
+    assert "For scale" not in (tmp_path / "exploitability.md").read_text()
+    assert "reference" not in json.loads((tmp_path / "data" / "rows.json").read_text())["rows"][0]
 
 
 def test_every_best_response_config_is_valid_and_each_game_shares_one_recipe():
@@ -297,6 +301,14 @@ def test_the_exploitability_study_checks_its_scale_and_bar_before_training_and_s
             ExploitabilityConfig.from_mapping({"rows": rows, "sanity_gain": gain})
     with pytest.raises(ValueError, match="sanity_reference: unknown uno policy 'bogus'"):
         plan(ExploitabilityConfig.from_mapping({"rows": rows, "sanity_reference": "bogus"}))
+    # a switch is true or false: retrain: "no" read as true would delete the finished runs
+    for key, value in (("train", "maybe"), ("retrain", "no")):
+        with pytest.raises(ValueError, match=f"{key} must be true or false, got '{value}'"):
+            ExploitabilityConfig.from_mapping({"rows": rows, key: value})
+    with pytest.raises(ValueError, match="sanity must be true or false, got 1"):
+        ExploitabilityConfig.from_mapping({"rows": [{**rows[0], "sanity": 1}]})
+    with pytest.raises(ValueError, match="overrides must be a list of key=value strings"):
+        ExploitabilityConfig.from_mapping({"rows": rows, "overrides": "total_steps=1000"})
 
     def point(decisions, win_rate, games=4000):
         return {"decisions": decisions, "win_rate": win_rate, "games": games}

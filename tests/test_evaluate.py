@@ -383,3 +383,10 @@ def test_the_bluff_grids_verdict_is_bold_only_where_the_correction_keeps_one():
         r["gain_high"] = -0.008
     (line,) = findings(rows, [])
     assert "bluffing **costs**" in line
+
+
+def test_an_unknown_study_is_named_with_the_studies_there_are(tmp_path):
+    config = tmp_path / "study.yaml"
+    config.write_text("study: bluf\n")
+    proc = evaluate("--config", str(config))
+    assert proc.returncode == 2 and "study must be one of ablation, bluff, exploitability, got 'bluf'" in proc.stderr

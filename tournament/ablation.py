@@ -26,7 +26,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from agents.run_record import CHECKPOINT, RUN_RECORD
-from envs.config import MAX_SEED
+from envs.config import MAX_SEED, check_flags, check_overrides
 from envs.core import dataclass_from_mapping
 from envs.games import game as game_info
 from tournament.config import MAX_GAMES
@@ -77,6 +77,10 @@ class AblationConfig:
             unknown = sorted(set(row) - set(ROW_KEYS))
             if unknown:
                 raise ValueError(f"unknown row key(s) {', '.join(unknown)}; allowed: {', '.join(ROW_KEYS)}")
+            check_flags(row, ("baseline", "replicate"), f"row {row['name']}: ")
+            check_overrides(row.get("overrides", []), f"row {row['name']}: overrides")
+        check_flags(vars(config), ("train",))
+        check_overrides(config.overrides, "overrides")
         names = [row["name"] for row in config.rows]
         if len(set(names)) != len(names):
             raise ValueError(f"every row needs its own name (it names the run), got {names}")

@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agents.uno_policies import CHALLENGE_RULES
-from envs.config import read_yaml, rules_mapping
+from envs.config import check_flags, check_overrides, read_yaml, rules_mapping
 from envs.core import dataclass_from_mapping
 from envs.games import game_module
 from envs.uno.kernel import CHALLENGE_BREAK_EVEN
@@ -78,6 +78,8 @@ class BluffStudyConfig:
     def from_mapping(cls, data: dict[str, Any]) -> BluffStudyConfig:
         config = dataclass_from_mapping(cls, data, "bluff study key(s)")
         config.rules = rules_mapping(config.rules)  # rules: null is no house rule, as in every config
+        check_flags(vars(config), ("train_learners",))
+        check_overrides(config.learner_overrides, "learner_overrides")
         if config.study != "bluff" or "wd4_bluffs" not in tally_of(config.game).events:
             raise ValueError("the bluff study is 'study: bluff' on a game with Wild Draw Four bluffs ('game: uno')")
         if 0.0 not in [float(p) for p in config.bluff]:
