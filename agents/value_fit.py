@@ -43,7 +43,10 @@ def self_play_samples(
     eng = module.Engine(batch, players, module.Rules(), seed=seed)
     policy = make_policy(game, policy_spec, seed=seed)
     steps = max(1, decisions // batch)
-    obs_all = np.zeros((steps, players, batch, module.OBS_SIZE), np.int8)  # small integer counts
+    # Views are whole numbers (the default rules: no match scores): int8 holds classic UNO's
+    # counts, the trick game's team points (up to 360) need int16.
+    _, high = module.observation_bounds(module.Rules())
+    obs_all = np.zeros((steps, players, batch, module.OBS_SIZE), np.int8 if high.max() <= 127 else np.int16)
     acting = np.zeros((steps, batch), np.int64)
     action = np.zeros((steps, batch), np.int64)
     masks = np.zeros((steps, batch, module.NUM_ACTIONS), bool)
