@@ -183,6 +183,10 @@ def guilty_probability(obs: np.ndarray) -> np.ndarray:
     ``C(N - K, h) / C(N, h)`` with ``N`` unseen cards, ``K`` of them of that colour.
     It ignores *why* the card was played (an honest player plays it only without that
     colour), so it is the chance that the player held the colour, as if it always played it.
+    A player that played it as its second-to-last card, did not declare UNO and was caught has
+    drawn the UNO penalty before the answer: ``h`` then counts those cards too (1 +
+    ``uno_penalty``, not 1), so the chance comes out too high. The view cannot tell that hand
+    from one that held 1 + ``uno_penalty`` other cards, and no scripted policy stays silent.
     """
     obs = np.asarray(obs, np.float64)
     rows = np.arange(obs.shape[0])

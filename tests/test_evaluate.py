@@ -193,7 +193,7 @@ def _learner(role: str, target: dict, bluff: float | None, challenge: float, win
     return {
         "role": role, "target": target, "players": 2, "games": 20_000, "win_rate": win,
         "ci_low": win - 0.007, "ci_high": win + 0.007, "gain": win - 0.5, "gain_low": win - 0.507,
-        "gain_high": win - 0.493, "play": {"bluff": rate(bluff), "challenge": rate(challenge)},
+        "gain_high": win - 0.493, "play": {"games": 20_000, "bluff": rate(bluff), "challenge": rate(challenge)},
     }  # fmt: skip
 
 
@@ -213,7 +213,7 @@ def test_the_learned_chapter_answers_in_plain_words_from_its_numbers():
     learners = [honest, *up, silent]
     compared = scripted_comparisons(learners, cells)
     assert [c["verdict"] for c in compared] == ["same", "same", "same"]  # 0.50 vs 0.50; 0.53 vs 1 - 0.47
-    text = "\n".join(learned_answer([], learners, compared, survey_games=20_000, cells=cells))
+    text = "\n".join(learned_answer([], learners, compared, cells=cells))
     assert "Bluffing does not pay for learned play either" in text and "more often as the bluffer bluffs" in text
     assert "0 of 3 learners do measurably better" in text and "Seldom is not never" not in text
     # a shipped agent whose own rare bluffs measurably earn it games qualifies the headline
@@ -224,13 +224,13 @@ def test_the_learned_chapter_answers_in_plain_words_from_its_numbers():
         "challenges": {**earns, "earns": -0.002, "earns_low": -0.004, "earns_high": 0.001},
     }
     agent = {"label": "2-player agent", **_learner("bluffer", {}, 0.012, 0.7, 0.5)["play"], "habits": habits}
-    text = "\n".join(learned_answer([agent], learners, compared, survey_games=20_000, cells=cells))
+    text = "\n".join(learned_answer([agent], learners, compared, cells=cells))
     assert "In win rate against `heuristic` on the same deals, its bluffs earn it +0.30 [+0.10, +0.50] points" in text
     assert "and its challenges -0.20 [-0.40, +0.10] points" in text
     assert "Seldom is not never: the shipped 2-player agent's own bluffs, 1.2% " in text
     # ...only where it survives the correction over the table's tests (Holm), as the study's other answers
     habits["bluffs"] |= {"earns": 0.0021, "earns_low": 0.0001, "earns_high": 0.0041}
-    text = "\n".join(learned_answer([agent], learners, compared, survey_games=20_000, cells=cells))
+    text = "\n".join(learned_answer([agent], learners, compared, cells=cells))
     assert "Seldom is not never" not in text
     from tournament.bluff_learners import habit_verdicts
 
@@ -240,16 +240,16 @@ def test_the_learned_chapter_answers_in_plain_words_from_its_numbers():
     down = [
         _learner("challenger", {"name": "heuristic", "bluff": p}, 0.0, c, 0.5) for p, c in ((0.25, 0.9), (1.0, 0.3))
     ]
-    text = "\n".join(learned_answer([], [paying, *down], [], survey_games=20_000))
+    text = "\n".join(learned_answer([], [paying, *down], []))
     assert "A learner settles on bluffing, and it pays" in text and "have not settled on a rule" in text
     losing = _learner("bluffer", {"name": "heuristic", "challenge": "always"}, 0.4, 0.0, 0.45)
     never = [_learner("challenger", {"name": "heuristic", "bluff": p}, 0.0, 0.0, 0.5) for p in (0.25, 1.0)]
-    text = "\n".join(learned_answer([], [losing, *never], [], survey_games=20_000))
+    text = "\n".join(learned_answer([], [losing, *never], []))
     assert "settles on bluffing, with no measurable gain" in text and "hardly ever" in text
     # a rate whose interval straddles the 5% mark: neither "does not pay" nor "settles on bluffing"
     near = _learner("bluffer", {"name": "heuristic", "challenge": "never"}, 0.06, 0.0, 0.50)
     near["play"]["bluff"] |= {"low": 0.038, "high": 0.093}
-    text = "\n".join(learned_answer([], [near], [], survey_games=20_000))
+    text = "\n".join(learned_answer([], [near], []))
     assert "cannot tell whether it settles above or below" in text and "does not pay" not in text
 
 
@@ -268,7 +268,7 @@ def test_the_learned_chapter_says_how_often_each_shipped_agent_challenges():
         {"label": "4-player agent", **rates(0.002, 0.0)},
         {"label": "bluffing agent", **rates(0.2, 0.3)},
     ]
-    lines = learned_answer(agents, [], [], survey_games=20_000)
+    lines = learned_answer(agents, [], [])
     assert lines[0].startswith("- The shipped 2-player agent seldom bluffs and challenges more often than not: ")
     assert lines[1].startswith("- The shipped 4-player agent seldom bluffs and seldom challenges: ")
     assert lines[2].startswith("- The shipped bluffing agent bluffs and challenges at times: ")
@@ -390,3 +390,15 @@ def test_an_unknown_study_is_named_with_the_studies_there_are(tmp_path):
     config.write_text("study: bluf\n")
     proc = evaluate("--config", str(config))
     assert proc.returncode == 2 and "study must be one of ablation, bluff, exploitability, got 'bluf'" in proc.stderr
+
+
+def test_the_survey_counts_whole_games_so_every_bluff_has_its_answer():
+    """Games still going when the survey stops are dropped whole: a bluff waiting for its answer
+    was counted as not caught, and the situations leaned towards early play."""
+    from tournament.learned_bluffing import survey
+
+    always = {"name": "heuristic", "challenge": "always"}
+    events = survey({"name": "heuristic", "bluff": 1.0}, always, 2, {}, games=300, seed=3, batch=128)
+    bluffed = events["bluff"]["bluffed"].astype(bool)
+    assert events["games"] >= 300 and bluffed.sum() > 20
+    assert events["bluff"]["caught"][bluffed].all()  # `always` answers every one (none is a last card)

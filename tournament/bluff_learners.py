@@ -56,7 +56,9 @@ def learner_config(config: Any, row: dict[str, Any]) -> Any:
 
 def survey_setting(config: Any) -> dict[str, Any]:
     """What a learner's rates were read from: a row of the data stands for today's only if equal."""
-    return {"games": config.survey_games, "seed": config.seed, "rules": dict(config.rules)}
+    # "finished": only whole games count (tournament.learned_bluffing.survey; rates read before
+    # 2026-12-08 also counted the games still going at the end, so they stand for none of today's)
+    return {"games": config.survey_games, "seed": config.seed, "rules": dict(config.rules), "counts": "finished"}
 
 
 def survey_agents(config: Any, console: Console) -> list[dict[str, Any]]:
@@ -127,10 +129,10 @@ def run_learners(config: Any, console: Console, earlier: dict[tuple[str, str], d
         done = read_result(run_dir)
         done = done if done and done.get("config_sha256") == digest and Path(done["agent"]).is_file() else None
         data = earlier.get((row["name"], digest))
-        plans.append((row, args, run_dir, digest, done, data, cfg.total_steps))
+        plans.append((row, args, run_dir, digest, done, data, cfg))
     todo = [p for p in plans if p[4] is None and not (p[5] is not None and p[5].get("survey") == surveyed)]
     if todo:
-        steps = max(p[6] for p in todo)
+        steps = max(p[6].total_steps for p in todo)
         what = (
             f"train, each a best response of up to {steps:,} decisions (minutes each; train_learners: false "
             "leaves them out)"
@@ -138,7 +140,7 @@ def run_learners(config: Any, console: Console, earlier: dict[tuple[str, str], d
             else "leave out (train_learners: false)"
         )
         console.print(f"learners: {len(plans) - len(todo)} finished or in the study's data, {len(todo)} to {what}")
-    for row, args, run_dir, digest, done, data, _ in plans:
+    for row, args, run_dir, digest, done, data, cfg in plans:  # each learner's own config
         if done is None and data is not None and data.get("survey") == surveyed:
             console.print(f"learner {row['name']}: taken from the study's data (same config, same survey)")
             out.append({**data, "reused": "data"})
@@ -298,7 +300,7 @@ def chapter(
         out += ["", *_learner_findings(learners)]
         comparisons = scripted_comparisons(learners, cells or [], config.base, config.bluffer_challenge)
         compared = against_scripted(learners, comparisons)
-        answer = learned_answer(agents, learners, comparisons, config.survey_games, cells, config.base)
+        answer = learned_answer(agents, learners, comparisons, cells, config.base)
         out += ["", "### In short", "", *answer]
         if compared:
             out += [
@@ -397,12 +399,13 @@ def against_scripted(learners: list[dict[str, Any]], comparisons: list[dict[str,
     for r in learners:
         c = compared.get(id(r))
         if c is None:
-            if r["role"] == "bluffer":
-                lines.append(
-                    f"- As the bluffer against `{_spec(r['target'])}`: the scripted chapter has no counterpart; "
-                    f"the learner bluffs in {_rate(r['play']['bluff'])} of its chances and its gain is "
-                    f"{100 * r['gain']:+.1f} [{100 * r['gain_low']:+.1f}, {100 * r['gain_high']:+.1f}] points."
-                )
+            habit = "bluffs in" if r["role"] == "bluffer" else "challenges"
+            key = "bluff" if r["role"] == "bluffer" else "challenge"
+            lines.append(
+                f"- As the {r['role']} against `{_spec(r['target'])}`: the scripted chapter has no counterpart; "
+                f"the learner {habit} {_rate(r['play'][key])} of its chances and its gain is "
+                f"{100 * r['gain']:+.1f} [{100 * r['gain_low']:+.1f}, {100 * r['gain_high']:+.1f}] points."
+            )
             continue
         lines.append(
             f"- As the {r['role']} against `{_spec(r['target'])}`: the learner {c['what']} and wins "
@@ -426,7 +429,6 @@ def learned_answer(
     agents: list[dict[str, Any]],
     learners: list[dict[str, Any]],
     comparisons: list[dict[str, Any]],
-    survey_games: int,
     cells: list[dict[str, Any]] | None = None,
     base: str = "heuristic",
 ) -> list[str]:
@@ -491,7 +493,7 @@ def learned_answer(
             lines.append(f"- **A learner settles on bluffing, and it pays**: {where}.")
         else:
             lines.append(f"- A learner settles on bluffing, with no measurable gain: {where}.")
-    lines += _challenger_trend(learners, survey_games)
+    lines += _challenger_trend(learners)
     if comparisons:
         counts = {v: sum(c["verdict"] == v for c in comparisons) for v in ("better", "same", "worse")}
         widest = max(comparisons, key=lambda c: abs(c["d"]))
@@ -519,7 +521,7 @@ def _earns(r: dict[str, Any]) -> str:
 SETTLED = 0.05
 
 
-def _challenger_trend(learners: list[dict[str, Any]], survey_games: int) -> list[str]:
+def _challenger_trend(learners: list[dict[str, Any]]) -> list[str]:
     """How the challengers' rates move with the bluffer's rate, for each scripted bluffer's
     base policy with at least two rates (a trend is claimed only where the intervals separate)."""
     by_base: dict[str, list[dict[str, Any]]] = {}
@@ -533,7 +535,7 @@ def _challenger_trend(learners: list[dict[str, Any]], survey_games: int) -> list
             continue
         rows.sort(key=lambda r: float(r["target"]["bluff"]))
         rates = [r["play"]["challenge"] for r in rows]
-        per_game = sum(x["n"] for x in rates) / (len(rows) * survey_games)
+        per_game = sum(x["n"] for x in rates) / sum(r["play"]["games"] for r in rows)  # the games finished
         listed = ", ".join(
             f"{100 * x['rate']:.0f}% at p={float(r['target']['bluff']):g}" for x, r in zip(rates, rows, strict=True)
         )

@@ -197,7 +197,8 @@ def run_study(data: dict[str, Any], console: Console) -> int:
     table = cells_csv(rows)
     report, plot = Path(config.report), folder / PLOT
     text = markdown(config, rows, comparisons, plot, report, agents, learners)
-    # every output made before any is written: a failure leaves the earlier set whole
+    # every text made before any file is written, and the plot (the likeliest to fail) written
+    # first, each file atomically: a failure leaves the earlier set whole
     plot_study(rows, plot)
     write_atomic(folder / CELLS_JSON, data + "\n")
     write_atomic(folder / CELLS_CSV, table)
@@ -510,7 +511,8 @@ def explanations(rows: list[dict[str, Any]]) -> list[str]:
         best = min(honest_rows, key=lambda r: r["win_rate"])
         lines.append(
             f"- The `smart` rule challenges {100 * share:.0f}% of an honest player's Wild Draw Fours (2 "
-            "players), each one lost for 6 cards: its estimate of how likely the player held the colour "
+            "players; the few played as a last card, which no one can challenge, counted too), each one "
+            "lost for 6 cards: its estimate of how likely the player held the colour "
             "comes from the unseen cards and the hand size alone, which is high for most hands, and cannot "
             "use the fact that the player chose to play the Wild Draw Four. So it catches almost every bluff "
             f"(see 'caught'){_honest_cost(smart, best)}"
@@ -570,8 +572,9 @@ def markdown(
         f"- {games:,} games per cell: one bluffer and n-1 challengers, the bluffer in every seat in turn, on "
         + ", ".join(f"{math.ceil(games / n):,} duplicate deals at {n} players" for n in config.table_sizes)
         + ", the same deals in every cell of a table size.",
-        f"- Why that many: a win rate over {games:,} games has a 95% interval of about "
-        f"±{100 * Z95 * math.sqrt(0.25 / games):.2f} points (wider where a deal's games move together: "
+        f"- Why that many: a win rate over {games:,} games has a 95% interval of at most "
+        f"±{100 * Z95 * math.sqrt(0.25 / games):.2f} points (at a rate of 0.5; wider where a deal's games "
+        "move together: "
         "the intervals are clustered by deal). Every comparison below is paired game by game: all cells of "
         "a table size replay the same deals, and every game draws from a random stream of its own "
         "(`streams: game`), so a game in which the bluffer's coin changes nothing is the same game in both "
