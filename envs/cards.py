@@ -21,6 +21,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from envs.core import read_int
+
 COLOURS: tuple[str, ...] = ("R", "Y", "G", "B")
 COLOUR_NAMES: tuple[str, ...] = ("red", "yellow", "green", "blue")
 NUM_COLOURS = 4
@@ -101,9 +103,7 @@ def card_type(name: str) -> int:
 
 def card_name(type_id: int) -> str:
     """Card name of a type id (inverse of :func:`card_type`)."""
-    if not 0 <= int(type_id) < NUM_CARD_TYPES:
-        raise ValueError(f"card type id {type_id} out of range 0..{NUM_CARD_TYPES - 1}")
-    return TYPE_NAMES[int(type_id)]
+    return TYPE_NAMES[read_int(type_id, "a card type id", 0, NUM_CARD_TYPES - 1)]
 
 
 def colour_index(letter: str) -> int:

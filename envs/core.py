@@ -78,6 +78,17 @@ def read_int(value: Any, what: str, low: int, high: int) -> int:
     return int(value)
 
 
+def read_ints(value: Any, what: str, low: int, high: int) -> np.ndarray:
+    """``value`` (an integer or an array of them) as ``int64``, each in ``low..high``: a bool,
+    a float or a number out of range is a ``ValueError``, never rounded or wrapped."""
+    values = np.asarray(value)
+    if values.dtype == np.bool_ or not np.issubdtype(values.dtype, np.integer) or values.size == 0:
+        raise ValueError(f"{what} must be integers from {low:,} to {high:,}, got {shown_value(value)}")
+    if ((values < low) | (values > high)).any():
+        raise ValueError(f"{what} must lie in {low:,}..{high:,}, got {shown_value(value)}")
+    return values.astype(np.int64)
+
+
 def read_bool(value: Any, what: str) -> bool:
     """``value`` as a ``bool``: only true or false (a string such as ``"abc"`` or a number is refused)."""
     if not isinstance(value, (bool, np.bool_)):
@@ -160,7 +171,9 @@ def action_lookup(names: Sequence[str], forms: str) -> tuple[Callable[[str], int
 
     def action_name(action: int) -> str:
         """Name of an action id (inverse of ``action_id``)."""
-        if isinstance(action, (bool, np.bool_)) or not 0 <= int(action) < len(names):
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"an action is an integer id 0..{len(names) - 1}, got {shown_value(action)}")
+        if not 0 <= action < len(names):
             raise ValueError(f"action {action!r} out of range: actions are 0..{len(names) - 1}")
         return names[int(action)]
 
@@ -423,9 +436,8 @@ class BatchedEngine:
         (``critic: oracle``, :mod:`agents.oracle_critic`), never for a policy.
         """
         self._require_dealt()
-        viewer = np.broadcast_to(
-            self.current if seats is None else np.asarray(seats, dtype=np.int64), (self.num_games,)
-        )
+        chosen = self.current if seats is None else read_ints(seats, "seats", 0, self.num_players - 1)
+        viewer = np.broadcast_to(chosen, (self.num_games,))
         step = np.asarray(getattr(self, "direction", 1))[..., None] if in_play_order else 1
         others = seats_after(viewer[:, None], np.arange(1, self.num_players), step, self.num_players)  # [B, P-1]
         return self.hands[self._ar[:, None], others].reshape(self.num_games, -1).astype(np.float32)
@@ -465,9 +477,7 @@ class BatchedEngine:
         self._mask = mask
         if seats is None:
             return self._observation(self.current), mask.copy()
-        viewer = np.broadcast_to(np.asarray(seats, dtype=np.int64), (self.num_games,))
-        if ((viewer < 0) | (viewer >= self.num_players)).any():
-            raise ValueError(f"seats must lie in 0..{self.num_players - 1}, got {seats!r}")
+        viewer = np.broadcast_to(read_ints(seats, "seats", 0, self.num_players - 1), (self.num_games,))
         return self._observation(viewer), mask & (viewer == self.current)[:, None]
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

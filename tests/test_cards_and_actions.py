@@ -88,3 +88,25 @@ def test_bad_action_names_and_ids():
         action_name(79)
     with pytest.raises(ValueError, match="out of range"):
         action_name(np.int64(-1))
+    for bad in (1.5, 60.9, -0.5, True):  # refused, not rounded (1.5 was 'play R1')
+        with pytest.raises(ValueError, match=r"an action is an integer id 0\.\.78"):
+            action_name(bad)
+
+
+def test_card_ids_seats_and_the_uno_penalty_are_refused_not_rounded_or_wrapped():
+    from envs.cards import card_name
+    from envs.uno import UnoEngine, UnoRules
+
+    with pytest.raises(ValueError, match="a card type id must be an integer from 0 to 53, got 7.9"):
+        card_name(7.9)
+    eng = UnoEngine(2, 2, UnoRules(), seed=0)
+    eng.reset()
+    for call in (eng.hidden_hands, eng.observe):
+        with pytest.raises(ValueError, match=r"seats must lie in 0\.\.1, got 5"):
+            call(5)  # hidden_hands wrapped it to seat 1
+        for bad in (1.7, True):
+            with pytest.raises(ValueError, match="seats must be integers from 0 to 1"):
+                call(bad)
+    assert eng.hidden_hands(np.array([1, 0])).shape == (2, 54)
+    with pytest.raises(ValueError, match=r"UnoRules.uno_penalty must lie in 0\.\.108"):
+        UnoRules(uno_penalty=2**70)  # was an OverflowError when an engine was built

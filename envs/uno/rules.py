@@ -152,8 +152,10 @@ class UnoRules(RulesBase):
                 "UnoRules.stack_wild_draw_four extends stacking: set stacking=true as well "
                 "(a Wild Draw Four then answers a Draw Two or a Wild Draw Four)"
             )
-        if self.uno_penalty < 0:
-            raise ValueError(f"UnoRules.uno_penalty must be >= 0 (0 disables UNO), got {self.uno_penalty}")
+        if not 0 <= self.uno_penalty <= DECK_SIZE:
+            raise ValueError(
+                f"UnoRules.uno_penalty must lie in 0..{DECK_SIZE} (0 disables UNO), got {shown_int(self.uno_penalty)}"
+            )
         if not 0.0 <= float(self.uno_catch_prob) <= 1.0:
             raise ValueError(f"UnoRules.uno_catch_prob must lie in [0, 1], got {self.uno_catch_prob}")
         if not 1 <= self.target_score <= MAX_TARGET_SCORE:
