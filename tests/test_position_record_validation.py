@@ -482,3 +482,28 @@ def test_a_trick_position_follows_the_tricks_turn_order_and_its_cards(changes: d
     skip = {"table": [laid_card("R1", specials=["RS"]), None, None, None], "current_player": 1}
     eng = TricksEngine.from_positions([{**tricks_position(hands, trick=8), **skip}], auto_reset=False)
     assert eng.position(0)["annulled"] is True  # left out, the flag follows the Skip on the table
+
+
+def test_a_trick_position_refuses_a_table_no_play_can_leave():
+    """Each laid card keeps its own layer, cards change seats only by a Reverse, an exchange's
+    return follows its +2 or +4 and puts back at most what it drew, and ten tricks are played
+    when hand sizes never change."""
+    from tests.tricks_helpers import engine, laid, position
+
+    hands = [["Y2"], ["B4"], ["B2", "G8"], ["B1", "Y6"]]
+    cases = (
+        ({"table": [laid("R5", by=1), laid("G3", by=1), None, None], "current": 2}, "must name each seat"),
+        ({"table": [laid("R5", by=1), laid("G3", by=0), None, None], "current": 2}, "none is on the table"),
+        ({"table": [laid("R5"), None, None, None], "phase": "return", "returns_left": 1}, "follows a \\+2 or a \\+4"),
+        (
+            {"table": [laid("R5", specials=["Y+2"]), None, None, None], "phase": "return", "returns_left": 4},
+            "returns_left must be an integer from 1 to 2",
+        ),
+        ({"trick": 11}, "a game in play is at trick 10 at most"),
+    )
+    for change, message in cases:
+        kw = {"hands": [["Y2", "R9", "R8", "R7"], *hands[1:]], **change}
+        with pytest.raises(ValueError, match=message):
+            engine(position(**kw))
+    swapped = [laid("R5", by=1, specials=["RR"]), laid("G3", by=0), None, None]
+    assert engine(position(hands, table=swapped, current=2)).position(0)["table"][0]["laid_by"] == 1

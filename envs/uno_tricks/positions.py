@@ -258,6 +258,16 @@ def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
         eng.table_added[j, seat] = -1 if added_slot is None else types[added_slot]
         ordered = sorted((types[s] for s in laid_specials), key=lambda t: TYPE_KIND[t])  # +2 before +4
         eng.table_specials[j, seat, : len(ordered)] = ordered
+    laid = [s for s in range(NUM_PLAYERS) if eng.table_card[j, s] >= 0]
+    layers = sorted(int(eng.table_laid_by[j, s]) for s in laid)
+    if layers != laid:  # a swap moves two cards: every laid card still has its own layer
+        raise ValueError(
+            f"table laid_by {layers} must name each seat with a card on the table once ({laid}): a Reverse "
+            "swaps two cards, so every card laid still has its own layer"
+        )
+    reverses = [TYPE_KIND[t] for t in eng.table_specials[j].ravel() if t >= 0].count(KIND_REVERSE)
+    if any(eng.table_laid_by[j, s] != s for s in laid) and not reverses:
+        raise ValueError("table laid_by: cards change seats only by a Reverse swap, and none is on the table")
     laid_here = eng.table_card[j, current] >= 0
     own_specials = [TYPE_KIND[t] for t in eng.table_specials[j, current] if t >= 0]
     draw_limit = returns_left = 0
@@ -281,6 +291,11 @@ def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
     # Cards still to put back: as many as were drawn (at most a +4's) or exactly two (the literal rule).
     most_returns = PLUS4_DRAW if drawn_returns else LITERAL_RETURNS
     if phase_name == "return":
+        exchanges = {KIND_DRAW_TWO: PLUS2_DRAW, KIND_WILD_DRAW_FOUR: PLUS4_DRAW}
+        if len(own_specials) != 1 or own_specials[0] not in exchanges:
+            raise ValueError("phase 'return' follows a +2 or a +4 laid alone (and its draw)")
+        if drawn_returns:  # as many as drawn: at most the card's draw
+            most_returns = exchanges[own_specials[0]]
         returns_left = read_int(pos.get("returns_left", 0), "returns_left", 1, most_returns)
         if returns_left > numbers_held[current]:
             raise ValueError(f"phase 'return' needs returns_left <= the {numbers_held[current]} number cards held")
@@ -328,6 +343,11 @@ def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
     # live game within them), the observation's bound under the literal rule, where hands
     # grow and shrink. A finished game may come from either rule.
     trick = read_int(pos.get("trick", 1), "trick", 1, MAX_TRICK)
+    if drawn_returns and phase_name != "over" and trick > NUMBERS_DEALT:  # (a finished game: either rule)
+        raise ValueError(
+            f"trick {trick}: with exchange_returns 'drawn' {NUMBERS_DEALT} tricks are played (one number card "
+            f"laid per trick, hand sizes never change), so a game in play is at trick {NUMBERS_DEALT} at most"
+        )
     if drawn_returns:
         # Every seat is dealt ten number cards and lays one per trick; an exchange puts back as
         # many as it drew, so a seat holds at most 11 - trick, one fewer once it has laid,
