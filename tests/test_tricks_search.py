@@ -104,6 +104,29 @@ def test_worlds_differ_and_are_random():
     np.testing.assert_array_equal(again.hands, worlds.hands)  # the generator decides
 
 
+@pytest.mark.parametrize("rule", ["drawn", "two"])
+def test_worlds_are_sampled_only_for_the_player_to_act(rule):
+    """to_act reads the turn from a view alone (leader, laid cards, hand sizes, phase); another
+    seat's view was accepted and dealt a world whose seat 0 laid out of turn."""
+    from envs.uno_tricks import decode
+    from envs.uno_tricks.worlds import to_act
+
+    eng = TricksEngine(64, rules=TricksRules(exchange_returns=rule), seed=5)
+    obs, mask = eng.reset()
+    policy = RandomPolicy(0)
+    for _ in range(200):
+        for seat in range(4):
+            view = decode(eng.observe(seats=seat)[0])
+            assert (to_act(view) == ((eng.current == seat) & (view["phase"] != 4))).all()
+        obs, mask = eng.observe()
+        obs, mask, _, _ = eng.step(policy(obs, mask))
+    other = eng.observe(seats=(eng.current + 1) % 4)[0]
+    with pytest.raises(ValueError, match="observations of the player to act"):
+        sample_worlds(other, TricksRules(exchange_returns=rule), 2, np.random.default_rng(0))
+    one, _ = sample_worlds(obs[0], TricksRules(exchange_returns=rule), 3, np.random.default_rng(0))  # one view, 1-D
+    assert one.num_games == 3
+
+
 def test_the_points_piles_split_adds_up_to_each_teams_points():
     out = np.zeros((3, 10), np.int64)
     out[0, [3, 5]] = [2, 1]  # 3, 3, 5: 6 is 3 + 3, not 5 + anything

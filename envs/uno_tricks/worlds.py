@@ -19,8 +19,11 @@ table's. The multiset is exact; its *placement* is not the player's full knowled
 observation keeps no history, so cards the player saw go under a pile (specials of earlier
 tricks, the cards of a tied or annulled trick and forced duplicates, cards put back after
 a +2/+4) are dealt as freely as the rest, to the other hands too, and what the other
-players' play revealed of their hands is not used. Worlds are uniform given the
-observation, not the posterior given the game's history.
+players' play revealed of their hands is not used, not even what this trick's table shows:
+a forced duplicate laid without a +2/+4 says its layer held only numbers already laid this
+trick, yet that seat's hand is dealt from all the unseen cards. Worlds are uniform over the
+placements of the unseen cards in the sizes the observation gives, not the posterior given
+the game's history (nor given every inference the observation allows).
 
 What the observation does not fix, chosen so it cannot change the rest of the game:
 
@@ -42,7 +45,7 @@ import numpy as np
 
 from envs.uno_tricks.engine import TricksEngine
 from envs.uno_tricks.kernel import NUMBER_COPIES, NUMBER_DECK, NUMBER_OF, SPECIAL_COPIES, SPECIAL_DECK, SPECIAL_OF
-from envs.uno_tricks.observation import decode
+from envs.uno_tricks.observation import LAY, decode
 from envs.uno_tricks.rules import NUM_PLAYERS, TricksRules
 
 #: The deck's cards sorted by number (kind), stably: the colour of each copy in a world.
@@ -165,6 +168,22 @@ def _per_seat(types: np.ndarray, places: np.ndarray, first: int, slots: int) -> 
     return out
 
 
+def to_act(view: dict[str, np.ndarray]) -> np.ndarray:
+    """``bool [B]``: whether each view (:func:`decode` output) is the player to act's. In the
+    trick's turn order from the leader, every seat before the observer (relative seat 0) has
+    laid or holds no number card (it is passed over), none after it has laid, and the observer
+    has laid if the phase follows its card (draw, return, swap), else holds a number card to lay."""
+    laid = view["table_number"] >= 0  # [B, 4], relative seats
+    turn = (np.arange(NUM_PLAYERS)[None, :] - view["leader"][:, None]) % NUM_PLAYERS  # place in the order
+    mine = turn[:, 0]
+    before, after = turn < mine[:, None], turn > mine[:, None]
+    done_before = (laid | (view["hand_sizes"] == 0) | ~before).all(axis=1)
+    none_after = ~(laid & after).any(axis=1)
+    laying = view["phase"] == LAY
+    own_turn = np.where(laying, ~laid[:, 0] & (view["hand_sizes"][:, 0] > 0), laid[:, 0])
+    return done_before & none_after & own_turn
+
+
 def sample_worlds(
     obs: np.ndarray, rules: TricksRules, worlds: int, rng: np.random.Generator
 ) -> tuple[TricksEngine, np.ndarray]:
@@ -175,10 +194,10 @@ def sample_worlds(
     random (to other hands and the piles): numbers 0-9, then the special kinds (skip,
     reverse, +2, wild, +4). The observation must be of the player to act.
     """
-    view = decode(np.asarray(obs, np.float32))
+    view = decode(np.atleast_2d(np.asarray(obs, np.float32)))
     B = view["numbers"].shape[0]
     N = B * worlds
-    if (view["phase"] < 0).any():
+    if (view["phase"] < 0).any() or not to_act(view).all():
         raise ValueError("sample_worlds takes observations of the player to act (a game in play)")
     if (view["hand_sizes"][:, 0] != view["numbers"].sum(axis=1)).any() or (
         view["special_counts"][:, 0] != view["specials"].sum(axis=1)
