@@ -104,7 +104,7 @@ class RequestGuard:
     async def _read(self, receive: Receive, headers: Headers) -> tuple[bytes, bool]:
         """The whole body, or (partial, True) as soon as it passes the cap."""
         length = headers.get("content-length", "")
-        if length.isdigit() and int(length) > self.max_body:
+        if length.isdecimal() and int(length) > self.max_body:
             return b"", True
         chunks: list[bytes] = []
         size = 0

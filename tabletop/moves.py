@@ -74,7 +74,7 @@ def list_moves(game: str, legal: Sequence[str]) -> list[Move]:
 def _key(counted: Sequence[str], position: int, actions: Sequence[str]) -> str:
     """An entry's key: its position in the list, or the number a counted question takes."""
     verb, _, number = actions[0].partition(" ")
-    return number if len(actions) == 1 and verb in counted and number.isdigit() else str(position)
+    return number if len(actions) == 1 and verb in counted and number.isdecimal() else str(position)
 
 
 def _forms(game: str, action: str) -> set[str]:
@@ -103,14 +103,14 @@ def parse_move(
         raise MoveError(f"type a move: {describe(moves)}")
     table = table_game(game)
     by_key = {m.key: m for m in moves}
-    if typed.isdigit() and phase in table.counted:  # "how many do you draw?" "2": 2, not key 2
+    if typed.isdecimal() and phase in table.counted:  # "how many do you draw?" "2": 2, not key 2
         answer = f"{phase} {int(typed)}"  # the phase is named after its move
         if any(answer in m.actions for m in moves):
             return answer
         raise MoveError(
             f"{answer!r} is not a legal move here (a number answers the question); legal: {describe(moves)}"
         )
-    if typed.isdigit():
+    if typed.isdecimal():
         if typed not in by_key:
             raise MoveError(f"no move has key {typed}; keys 1-{len(moves)}: {describe(moves)}")
         move = by_key[typed]

@@ -42,6 +42,12 @@ from tabletop.scorebuddy import (
 )
 
 HELP = __doc__.split("\n\n")[2]  # the commands block of the docstring above
+#: The command words: a player of that name could not be scored here (``csv 20`` writes a file).
+COMMANDS = ("calc", "csv", "hand", "help", "new", "quit", "setup", "undo")
+
+
+def _commands_named(players: Sequence[str]) -> list[str]:
+    return [name for name in players if name.lower() in COMMANDS]
 
 
 class _Quit(Exception):
@@ -109,9 +115,14 @@ def _ask_setup(ask: Callable[[str], str], console: Console) -> ScoreBook:
                 console.print("name the players, separated by commas (e.g. ann, bo, cy); quit to leave", markup=False)
                 continue
             players = check_players([n for n in re.split(r"\s*,\s*", answer) if n])  # before the next question
+            if _commands_named(players):
+                raise ValueError(
+                    f"{', '.join(_commands_named(players))}: a command here ({', '.join(COMMANDS)}), so its "
+                    "points could not be typed; give the player another name"
+                )
             presets = "/".join(map(str, TARGET_PRESETS))
             target_text = ask(f"target [{DEFAULT_TARGET}] ({presets} or any number): ").strip()
-            if target_text and not target_text.isdigit():
+            if target_text and not target_text.isdecimal():
                 raise ValueError(f"the target is a positive whole number such as {presets}, got {target_text!r}")
             variant = ask(f"scoring [{VARIANTS[0]}] ({'/'.join(VARIANTS)}): ").strip().lower() or VARIANTS[0]
             return ScoreBook(players, int(target_text or DEFAULT_TARGET), variant)
@@ -204,6 +215,12 @@ def run_terminal(
         if store_path.exists():
             book = ScoreBook.load(store_path)
             console.print(f"Score Buddy: resuming {store_path} ({', '.join(book.players)})", markup=False)
+            if _commands_named(book.players):  # named on the page, where no word is a command
+                console.print(
+                    f"note: {', '.join(_commands_named(book.players))} is a command here: score that player "
+                    "on the page",
+                    markup=False,
+                )
         else:
             console.print("Score Buddy: a new table")
             book = _ask_setup(ask, console)
@@ -217,6 +234,7 @@ def run_terminal(
             word, _, rest = line.partition(" ")
             command = word.lower()
             try:
+                seen = len(book.hands)  # the hands last shown to the person
                 book = read_again(book)
                 if command == "help":
                     console.print(HELP, markup=False)
@@ -237,7 +255,9 @@ def run_terminal(
                     console.print(f"wrote {len(book.hands)} hand{'s' * (len(book.hands) != 1)} to {out}", markup=False)
                     continue
                 if command == "undo" and not rest:
-                    book.undo()
+                    if len(book.hands) != seen:  # the page changed it: show what is there, undo nothing unseen
+                        _show(book, console)
+                    book.undo(shown=seen)
                 elif command == "new" and not rest:
                     if not _confirm_erase(book, ask, "a new match"):
                         continue

@@ -106,7 +106,7 @@ def follow_up(move: Move) -> Choice:
 def forms(action: str) -> set[str]:
     """``7 +2`` for ``lay 7 +2`` (a bare number is a key, or the answer to a counted question)."""
     _, _, rest = action.partition(" ")
-    return {rest.lower()} if rest and not rest.isdigit() else set()
+    return {rest.lower()} if rest and not rest.isdecimal() else set()
 
 
 def explain(typed: str, hand: Sequence[str], legal: str) -> None:

@@ -26,6 +26,7 @@ the setup form offers, by name (no checkpoint paths from the page). A table left
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from collections import OrderedDict
@@ -125,7 +126,7 @@ def _int(data: dict[str, Any], key: str, default: int | None, most: int = MAX_IN
     value = data.get(key, default)
     if value is None or value == "":
         return default
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 20:
+    if isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,19}", value.strip()):
         value = int(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)

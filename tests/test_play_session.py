@@ -575,3 +575,12 @@ def test_a_swap_between_two_other_players_does_not_show_your_hand_as_new() -> No
             assert swap.text == "P1 random swapped hands with P2 random"
             return
     pytest.fail("no seed made P1 swap with P2")
+
+
+@pytest.mark.parametrize("typed", ["²", "①", "٣"])
+def test_a_digit_that_is_not_a_number_is_a_bad_move_not_a_crash(typed: str) -> None:
+    """'²' passes str.isdigit() but not int(): the terminal trick game died on it."""
+    moves = list_moves("tricks", ["draw 0", "draw 1", "draw 2"])
+    with pytest.raises(MoveError):
+        parse_move("tricks", typed, moves, phase="draw")
+    assert parse_move("tricks", "2", moves, phase="draw") == "draw 2"

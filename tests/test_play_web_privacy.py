@@ -159,6 +159,8 @@ def test_large_bodies_are_refused_and_never_echoed(client: TestClient) -> None:
         ({"rules": [1]}, "rules must be an object"),
         ({"target": 10**30}, "target must be an integer of at most"),
         ({"players": 2.7}, "players must be an integer"),
+        ({"seat": "²"}, "seat must be an integer, got '²'"),  # was int()'s own message
+        ({"seed": "--5"}, "seed must be an integer, got '--5'"),
         ({"opponents": ["agent:/etc/passwd"]}, "is not offered here"),
         ({"opponents": [{"name": "agent", "checkpoint": "/etc/passwd"}]}, "is not offered here"),
     ],

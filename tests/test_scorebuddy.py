@@ -479,3 +479,31 @@ def test_terminal_setup_refuses_bad_names_before_asking_the_target(tmp_path):
     run_terminal(tmp_path / "s.json", input_fn=ask, console=Console(file=out, width=200, color_system=None))
     assert "two players are called 'Ann'" in out.getvalue()
     assert [p.split(" ")[0] for p in prompts[:3]] == ["players", "players", "target"]
+
+
+def test_terminal_undo_never_removes_a_hand_it_did_not_show(tmp_path):
+    """A hand the page added since the last standings is shown, and the undo refused."""
+    store = tmp_path / "scores.json"
+    terminal(store, ["Anna, Bo", "", "", "anna 10", "quit"])
+
+    def lines():
+        book = ScoreBook.load(store)  # the page records a hand before the terminal's undo
+        book.record_hand("Bo", 40)
+        book.save(store)
+        yield "undo"
+        yield "undo"  # now it has been shown: the page's hand goes
+        yield "quit"
+
+    feed = lines()
+    out = io.StringIO()
+    run_terminal(store, input_fn=lambda _prompt: next(feed), console=Console(file=out, width=400))
+    assert "not the 1 shown here" in out.getvalue()
+    assert ScoreBook.load(store).totals() == {"Anna": 10, "Bo": 0}
+
+
+def test_terminal_setup_refuses_a_player_named_like_a_command(tmp_path):
+    out = io.StringIO()
+    feed = iter(["Csv, Bo", "Cy, Bo", "", "", "quit"])
+    run_terminal(tmp_path / "s.json", input_fn=lambda _p: next(feed), console=Console(file=out, width=200))
+    assert "Csv: a command here" in out.getvalue()
+    assert ScoreBook.load(tmp_path / "s.json").players == ["Cy", "Bo"]
