@@ -115,8 +115,8 @@ def colour_index(letter: str) -> int:
 
 
 def counts_from_names(names: Iterable[str]) -> np.ndarray:
-    """Count vector ``int16 [54]`` of a list of card names."""
-    counts = np.zeros(NUM_CARD_TYPES, dtype=np.int16)
+    """Count vector ``int64 [54]`` of a list of card names (int64: no count of a long list wraps)."""
+    counts = np.zeros(NUM_CARD_TYPES, dtype=np.int64)
     for name in names:
         counts[card_type(name)] += 1
     return counts

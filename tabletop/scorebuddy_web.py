@@ -56,6 +56,16 @@ def book_state(book: ScoreBook | None) -> dict[str, Any]:
     return state
 
 
+def _aside(path: Path) -> Path:
+    """A free name beside ``path`` for a damaged book: ``scores.json.damaged``, then
+    ``scores.json.damaged.2`` and on, so a second damaged book never replaces the first."""
+    aside, n = path.with_name(path.name + ".damaged"), 1
+    while aside.exists():
+        n += 1
+        aside = path.with_name(f"{path.name}.damaged.{n}")
+    return aside
+
+
 def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
     """The Score Buddy routes, to be mounted with ``Mount("/score", routes=scorebuddy_routes(path))``."""
     store_path = Path(store_path)
@@ -101,7 +111,7 @@ def scorebuddy_routes(store_path: Path) -> list[BaseRoute]:
         try:
             load()
         except ValueError:  # a damaged book is kept for inspection, never silently overwritten
-            store_path.replace(store_path.with_name(store_path.name + ".damaged"))
+            store_path.replace(_aside(store_path))
         book.save(store_path)
         return JSONResponse(book_state(book))
 

@@ -80,7 +80,7 @@ class Event:
     text: str
     view: dict[str, Any]
     hand_over: dict[str, Any] | None = None
-    trick_over: dict[str, Any] | None = None
+    trick_over: dict[str, Any] | None = None  # the trick, its winning team, the points after it
     game_over: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -129,7 +129,11 @@ class TableSession:
         if {"match", "target_score"} <= set(self.module.Rules().to_dict()):  # a game played as a match
             options.setdefault("match", True)
             if target is not None:  # else the rules' own default (500)
-                options.setdefault("target_score", target)
+                if options.get("target_score", target) != target:
+                    raise ValueError(
+                        f"target {target} and the rules' target_score {options['target_score']} disagree: give one"
+                    )
+                options["target_score"] = target
         self.rules = self.module.Rules.from_dict(options)
         if target is not None and not getattr(self.rules, "match", False):
             raise ValueError(f"target is the target score of a match; {game} with these rules plays no match")

@@ -161,7 +161,6 @@ def story(session: TableSession, event: Event, before: Position, after: Position
         event.trick_over = {
             "trick": trick,
             "winner": TEAM_NAMES[winner] if winner >= 0 else None,
-            "table": [_table_entry(entry) for entry in before["table"]],
             "points": dict(zip(TEAM_NAMES, after["points"], strict=True)),
         }
     event.text = text

@@ -298,6 +298,8 @@ def test_a_whole_trick_game_keeps_a_tally() -> None:
             if e.action == "return a card":
                 assert e.player != 0
     assert sum(e.trick_over is not None for e in session.history) == 10
+    # no "table": it was the table before the trick's last move (the card that ended it missing)
+    assert all(set(e.trick_over) == {"trick", "winner", "points"} for e in session.history if e.trick_over)
     assert session.tally.games == 1 and set(session.tally.points) == {"A", "B"}
 
 
@@ -584,3 +586,10 @@ def test_a_digit_that_is_not_a_number_is_a_bad_move_not_a_crash(typed: str) -> N
     with pytest.raises(MoveError):
         parse_move("tricks", typed, moves, phase="draw")
     assert parse_move("tricks", "2", moves, phase="draw") == "draw 2"
+
+
+def test_a_target_and_the_rules_target_score_must_agree() -> None:
+    """--target 300 beside target_score=200 was ignored without a word (the rules won)."""
+    with pytest.raises(ValueError, match="target 300 and the rules' target_score 200 disagree"):
+        TableSession("uno", 2, ["random"], seed=1, target=300, rules={"target_score": 200})
+    assert TableSession("uno", 2, ["random"], seed=1, target=300, rules={"target_score": 300}).rules.target_score == 300

@@ -51,6 +51,8 @@ def test_hand_value_explains_bad_cards():
         hand_value("R7 X9")
     with pytest.raises(ValueError, match="more copies than the 108-card deck"):
         hand_value("W+4 " * 5)
+    with pytest.raises(ValueError, match="W x32768"):  # counted in int16, it wrapped to -1,638,400 points
+        hand_value("W " * 32768)
 
 
 # ------------------------------------------------------------------ set-up

@@ -157,6 +157,10 @@ def test_damaged_file_is_reported_and_kept_aside(client, store):
     setup3(client)
     assert store.with_name("scores.json.damaged").read_text() == "{ broken"
     assert client.get("/score/api/book").json()["book"]["players"] == ["Anna", "Bo", "Cy"]
+    store.write_text("[ broken too")  # a second damaged book keeps the first one aside as well
+    setup3(client)
+    assert store.with_name("scores.json.damaged").read_text() == "{ broken"
+    assert store.with_name("scores.json.damaged.2").read_text() == "[ broken too"
 
 
 def test_setup_again_replaces_the_table(client, store):
