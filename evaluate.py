@@ -31,9 +31,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 from agents.registry import table_notes
 from envs.compiled import COMPILING, kernels_cached, warm_up
 from envs.config import merge, parse_overrides, read_yaml
+from envs.core import IllegalActionError
 from tournament.config import TournamentConfig, load_config
 from tournament.report import check_output_files, print_report, write_outputs
-from tournament.runner import run_tournament
+from tournament.runner import PolicyError, run_tournament
 from tournament.schedule import Schedule, build_schedule, plan_shards, repeated_tables
 from tournament.stats import summarise
 
@@ -181,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(err))
     try:
         summary = run(config, console, backend=args.backend)
-    except RuntimeError as err:  # a game its policies will not end (max_decisions), a lost Ray cluster
+    except (RuntimeError, PolicyError, IllegalActionError) as err:  # a game its policies will not end
+        # (max_decisions), a lost Ray cluster, a policy that answers outside the rules: as under Ray
         parser.exit(1, f"{parser.prog}: error: {err}\n")
     finally:
         if started:

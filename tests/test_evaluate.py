@@ -402,3 +402,21 @@ def test_the_survey_counts_whole_games_so_every_bluff_has_its_answer():
     bluffed = events["bluff"]["bluffed"].astype(bool)
     assert events["games"] >= 300 and bluffed.sum() > 20
     assert events["bluff"]["caught"][bluffed].all()  # `always` answers every one (none is a last card)
+
+
+def test_a_policy_breaking_the_rules_ends_the_command_with_its_name_not_a_traceback(tmp_path):
+    """The local backend printed a traceback where the Ray backend says which shard failed."""
+    (tmp_path / "badpol.py").write_text(
+        "import numpy as np\n\n\nclass Bad:\n    def __init__(self, seed=None):\n        pass\n\n"
+        "    def __call__(self, obs, mask):\n        return np.zeros(len(mask), np.int64)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "evaluate.py", "players=2", "games=20", "policies=[badpol:Bad, random]", "--no-files"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "PYTHONPATH": f"{tmp_path}:{ROOT}"},
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "error: policy 'badpol:Bad', game " in proc.stderr and "of the schedule" in proc.stderr

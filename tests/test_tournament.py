@@ -225,7 +225,11 @@ def test_a_policy_that_answers_wrongly_is_named():
     try:
         for name, error, message in (
             ("Floats", ValueError, "returned float64 actions of shape .*one integer action id per game"),
-            ("FirstAction", IllegalActionError, "policy 'bad_policies_for_test:FirstAction': game \\d+: player"),
+            (
+                "FirstAction",
+                IllegalActionError,
+                "policy 'bad_policies_for_test:FirstAction', game \\d+ of the schedule: pl",
+            ),
             ("Huge", ValueError, f"returned uint64 actions of shape .* \\(up to {2**64 - 1}\\)"),
         ):
             cfg = config(players=2, policies=["random", f"bad_policies_for_test:{name}"], games=24)
@@ -346,6 +350,10 @@ def test_a_tournament_larger_than_the_machines_memory_is_refused_before_any_game
     assert config(games=4_000_000).games == 4_000_000  # about 0.7 GiB: it fits
     with pytest.raises(ValueError, match=r"keep about 1\.4 GiB of schedule and results, more than this machine's 1\.0"):
         config(games=8_000_000)
+    # one game asked, but one deal of each of 720 seatings of C(15, 6) = 5,005 tables is played
+    many = [{"name": "random", "label": f"r{k}"} for k in range(15)]
+    with pytest.raises(ValueError, match=r"games: 3,603,600 games at 6 seats \(1 asked, whole deals of 3,603,600"):
+        config(players=6, seating="permutations", policies=many, games=1)
 
 
 def test_openskill_ratings_do_not_depend_on_how_games_are_chunked(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -357,3 +365,8 @@ def test_openskill_ratings_do_not_depend_on_how_games_are_chunked(monkeypatch: p
     whole = stats.openskill_ratings(cfg, schedule, results)
     monkeypatch.setattr(stats, "_RATING_CHUNK", 7)
     assert stats.openskill_ratings(cfg, schedule, results) == whole
+
+
+def test_a_team_entrant_in_classic_uno_is_named_as_such():
+    with pytest.raises(ValueError, match="a team entrant .* is for a game of teams; classic UNO seats one policy"):
+        config(policies=[{"team": ["random", "greedy"]}, "heuristic"])

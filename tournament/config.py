@@ -112,12 +112,6 @@ class TournamentConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
                 raise ValueError(f"{name} must be an integer from 1 to {most:,}, got {value!r}")
-        need, have = results_bytes(self.games, self.players), physical_memory()
-        if have and need > have:
-            raise ValueError(
-                f"games: {self.games:,} games at {self.players} seats keep about {need / 2**30:.1f} GiB of schedule "
-                f"and results, more than this machine's {have / 2**30:.1f} GiB: play fewer (several runs, other seeds)"
-            )
         if not isinstance(self.output, str) or not self.output.strip():
             raise ValueError(f"output must be a folder path, got {self.output!r}")
         if self.shard_games is not None and (
@@ -145,7 +139,18 @@ class TournamentConfig:
         self.rules = rules_mapping(self.rules)  # rules: null is no house rule
         self.rules_object()  # unknown or impossible rules options
         entrants = self.entrants()
-        self.table_lineups(entrants)
+        tables = self.table_lineups(entrants)
+        # Every seating of every table plays each deal: at least one deal of each, so the games
+        # scheduled can be many more than asked (at most: equal entrants make fewer seatings).
+        seatings = len(tables) * len(self.seating_orders())
+        scheduled = -(-self.games // seatings) * seatings
+        need, have = results_bytes(scheduled, self.players), physical_memory()
+        if have and need > have:
+            raise ValueError(
+                f"games: {scheduled:,} games at {self.players} seats ({self.games:,} asked, whole deals of "
+                f"{seatings:,} seatings) keep about {need / 2**30:.1f} GiB of schedule and results, more than this "
+                f"machine's {have / 2**30:.1f} GiB: play fewer (several runs, other seeds), fewer entrants or tables"
+            )
 
     def rules_object(self) -> Any:
         """The game's rules object of these options, checked for this table size."""
@@ -182,6 +187,11 @@ class TournamentConfig:
                 check_label(spec["label"])
             label = spec.get("label") or "+".join(spec_label(m) for m in team)
             return Entrant(label, tuple(team))
+        if isinstance(spec, Mapping) and "team" in spec:
+            raise ValueError(
+                f"a team entrant ({{team: [...]}}) is for a game of teams; {game_info(self.game).title} seats one "
+                "policy per entrant"
+            )
         check_spec(self.game, spec, self.rules, self.players)
         split_spec(spec)
         specs = (spec, spec) if game_info(self.game).teams else (spec,)

@@ -85,13 +85,17 @@ def make_policies(config: TournamentConfig, schedule: Schedule, shard: int, make
     ]
 
 
+class PolicyError(ValueError):
+    """A policy answered outside the protocol (not one integer action id per game)."""
+
+
 def chosen(schedule: Schedule, k: int, actions: Any, n: int) -> np.ndarray:
     """A policy's answer for ``n`` games, checked: one whole action id each (an outside policy
     that returns fewer, or floats, is named instead of failing somewhere inside numpy)."""
     out = np.asarray(actions)
     huge = out.dtype.kind == "u" and out.size and out.max() > np.iinfo(np.int64).max  # would wrap negative
     if out.shape != (n,) or out.dtype.kind not in "iu" or huge:
-        raise ValueError(
+        raise PolicyError(
             f"policy {schedule.policy_specs[k]!r} returned {out.dtype} actions of shape {out.shape}"
             + (f" (up to {out.max()})" if huge else "")
             + f"; a policy returns one integer action id per game, shape ({n},)"
@@ -179,7 +183,10 @@ def play_shard(
             in_range = (actions >= 0) & (actions < mask.shape[1])
             legal = in_range & mask[ar, np.where(in_range, actions, 0)].astype(bool)
             game = int(np.argmin(legal))
-            raise IllegalActionError(f"policy {schedule.policy_specs[acting[game]]!r}: {err}") from None
+            head, sep, rest = str(err).partition(": ")  # "game <batch slot>: ..." -> the schedule's game
+            told = rest if sep and head.startswith("game ") else str(err)
+            spec, item = schedule.policy_specs[acting[game]], int(items[slot_item[game]])
+            raise IllegalActionError(f"policy {spec!r}, game {item} of the schedule: {told}") from None
         decisions += 1
         if decisions.max() > config.max_decisions:
             raise RuntimeError(too_long(config))
