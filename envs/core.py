@@ -89,6 +89,21 @@ def read_ints(value: Any, what: str, low: int, high: int) -> np.ndarray:
     return values.astype(np.int64)
 
 
+def policy_answer(answer: Any, n: int, who: str, error: type[Exception] = ValueError) -> np.ndarray:
+    """A policy's answer for ``n`` games as ``int64``, checked: one whole action id each (an
+    outside policy that returns fewer, floats or huge unsigned ids is named, not cut to fit
+    or failing somewhere inside numpy)."""
+    out = np.asarray(answer)
+    huge = out.dtype.kind == "u" and out.size and out.max() > np.iinfo(np.int64).max  # would wrap negative
+    if out.shape != (n,) or out.dtype.kind not in "iu" or huge:
+        raise error(
+            f"{who} returned {out.dtype} actions of shape {out.shape}"
+            + (f" (up to {out.max()})" if huge else "")
+            + f"; a policy returns one integer action id per game, shape ({n},)"
+        )
+    return out.astype(np.int64, copy=False)
+
+
 def read_bool(value: Any, what: str) -> bool:
     """``value`` as a ``bool``: only true or false (a string such as ``"abc"`` or a number is refused)."""
     if not isinstance(value, (bool, np.bool_)):

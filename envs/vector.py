@@ -40,7 +40,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from envs import rng
-from envs.core import IllegalActionError
+from envs.core import IllegalActionError, policy_answer
 from envs.wrappers import (
     BatchedPolicy,
     LegalMultiDiscrete,
@@ -250,7 +250,19 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
             self._draw_seats(ended)
 
     def _catch_up(self, reward: np.ndarray, terminated: np.ndarray) -> None:
-        """Let the opponents move, batched per seat offset, until every game is at its learner's turn."""
+        """Let the opponents move, batched per seat offset, until every game is at its learner's
+        turn. Whatever stops it (an illegal action, an opponent that fails or answers outside the
+        protocol) leaves the env half stepped: only a reset makes it consistent again."""
+        try:
+            self._opponents_move(reward, terminated)
+        except IllegalActionError as err:
+            self.engine = None
+            raise IllegalActionError(f"an opponent policy chose an illegal action ({err}); reset() the env") from None
+        except BaseException:
+            self.engine = None
+            raise
+
+    def _opponents_move(self, reward: np.ndarray, terminated: np.ndarray) -> None:
         while True:
             waiting = np.flatnonzero(self.engine.current != self.seat)
             if not waiting.size:
@@ -262,14 +274,9 @@ class SeatVectorEnv(PicklesGameByName, VectorEnv):
                 rows = np.flatnonzero(offset == k) if offsets.size > 1 else slice(None)
                 games = waiting[rows]
                 policy = self.policies[int(k) - 1]
-                actions[rows] = np.asarray(policy(self._obs[games], self._mask[games]), dtype=np.int64)
-            try:
-                self._apply(waiting, actions, reward, terminated)
-            except IllegalActionError as err:
-                self.engine = None  # half stepped: only a reset makes it consistent again
-                raise IllegalActionError(
-                    f"an opponent policy chose an illegal action ({err}); reset() the env"
-                ) from None
+                answer = policy(self._obs[games], self._mask[games])
+                actions[rows] = policy_answer(answer, games.size, f"the opponent {int(k)} seat(s) after the learner")
+            self._apply(waiting, actions, reward, terminated)
 
     # ------------------------------------------------------------------ checks and views
     def _actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:

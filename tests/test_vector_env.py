@@ -139,6 +139,36 @@ def test_an_illegal_action_raises_and_changes_nothing_or_loses_that_game():
         uno_tricks_v0.vector_env(4, opponent=["random", "random"])
 
 
+@pytest.mark.parametrize("answer", ["short", "floats", "crash"])
+def test_an_opponent_that_fails_leaves_the_env_needing_a_reset(answer):
+    """The learner's move is applied before the opponents': whatever stops them (not only an
+    illegal action) must leave no half-stepped env that takes the learner's next action for an
+    opponent's seat, and an opponent's floats are refused as the engine refuses the learner's."""
+
+    class Opponent:
+        fail = False
+
+        def __call__(self, obs, mask):
+            if not self.fail:
+                return mask.argmax(1)
+            if answer == "crash":
+                raise KeyError("opponent crashed")
+            return mask.argmax(1)[:-1] if answer == "short" else mask.argmax(1) + 0.7
+
+    opponent = Opponent()
+    venv = uno_v0.vector_env(4, opponent=opponent, num_players=2)
+    venv.reset(seed=0)
+    opponent.fail = True
+    error = KeyError if answer == "crash" else ValueError
+    with pytest.raises(error, match="opponent crashed" if answer == "crash" else "one integer action id per game"):
+        venv.step(venv.action_masks().argmax(1))
+    with pytest.raises(RuntimeError, match=r"reset\(\) must be called before step\(\)"):
+        venv.step(np.zeros(4, np.int64))
+    opponent.fail = False
+    venv.reset(seed=0)
+    assert (venv.engine.current == venv.seat).all()
+
+
 def test_gymnasium_ids_make_the_single_seat_and_the_vector_env():
     from gymnasium.utils.env_checker import check_env
 

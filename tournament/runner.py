@@ -25,7 +25,7 @@ import numpy as np
 from agents.policy import drawing_by_row
 from agents.registry import make_policy
 from envs import rng
-from envs.core import IllegalActionError
+from envs.core import IllegalActionError, policy_answer
 from envs.games import game_module
 from tournament.config import TournamentConfig
 from tournament.schedule import Schedule, Shard, plan_shards
@@ -90,17 +90,8 @@ class PolicyError(ValueError):
 
 
 def chosen(schedule: Schedule, k: int, actions: Any, n: int) -> np.ndarray:
-    """A policy's answer for ``n`` games, checked: one whole action id each (an outside policy
-    that returns fewer, or floats, is named instead of failing somewhere inside numpy)."""
-    out = np.asarray(actions)
-    huge = out.dtype.kind == "u" and out.size and out.max() > np.iinfo(np.int64).max  # would wrap negative
-    if out.shape != (n,) or out.dtype.kind not in "iu" or huge:
-        raise PolicyError(
-            f"policy {schedule.policy_specs[k]!r} returned {out.dtype} actions of shape {out.shape}"
-            + (f" (up to {out.max()})" if huge else "")
-            + f"; a policy returns one integer action id per game, shape ({n},)"
-        )
-    return out
+    """Policy ``k``'s answer for ``n`` games, checked (:func:`envs.core.policy_answer`)."""
+    return policy_answer(actions, n, f"policy {schedule.policy_specs[k]!r}", PolicyError)
 
 
 def too_long(config: TournamentConfig) -> str:
