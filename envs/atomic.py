@@ -7,6 +7,7 @@ JSON (strict: no NaN, :func:`json_ready`) and PNG figures (:func:`save_figure`) 
 
 from __future__ import annotations
 
+import glob
 import io
 import math
 import os
@@ -87,7 +88,7 @@ def save_figure(fig: Any, path: str | Path) -> Path:
 def remove_stale_temporaries(path: Path) -> None:
     """Delete ``.<name>.*.tmp`` files beside ``path`` older than :data:`STALE_SECONDS`."""
     now = time.time()
-    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):  # a name may hold [ ] * ?
         try:
             if now - tmp.stat().st_mtime > STALE_SECONDS:
                 tmp.unlink()

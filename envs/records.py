@@ -43,6 +43,7 @@ from envs.atomic import check_file_writable, write_atomically
 from envs.config import rules_options, seed_arg
 from envs.core import IllegalActionError, shown_value
 from envs.games import GAMES, game_module
+from envs.games import game as game_info
 
 FORMAT_VERSION = 1
 #: The keys of each line type (``type`` included).
@@ -214,6 +215,11 @@ class Turn:
 def start_engine(record: GameRecord) -> tuple[ModuleType, Any]:
     """The game module and a one-game engine at the record's start position (line 1 checked)."""
     module = game_module(record.game)
+    if not isinstance(record.start, dict) or record.start.get("rng") is None:
+        raise ValueError(
+            "line 1: the start position has no rng: a record's start carries the game's random stream, "
+            "without which its reshuffles (and so its moves) would differ at every replay"
+        )
     try:
         rules = module.Rules.from_dict(record.rules)
         eng = module.Engine.from_positions([record.start], rules=rules, auto_reset=False)
@@ -273,7 +279,7 @@ def verify(record: GameRecord, complete: bool = False) -> Turn | None:
             raise ValueError(
                 f"line {record.line_of_result()}: a result line, but the replay did not reach the end of the game"
             )
-        if not np.allclose(last.rewards, record.result["rewards"]):
+        if last.rewards != [float(x) for x in record.result["rewards"]]:  # exact: written as computed
             raise ValueError(
                 f"line {record.line_of_result()}: replayed rewards {last.rewards} differ from recorded "
                 f"{record.result['rewards']}"
@@ -319,6 +325,8 @@ class Recorder:
         return out
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+        if not hasattr(self, "_starts"):  # before the engine moves: a game without its start is no record
+            raise RuntimeError("Recorder.reset() deals the games it records: call it before step()")
         players = self.engine.current_player.copy()
         out = self.engine.step(actions)
         self._log.append((players, np.asarray(actions, dtype=np.int64).copy()))
@@ -355,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     show.add_argument("--full", action="store_true", help="print the whole table before every move")
     rec = sub.add_parser("record", help="play games with random policies and save them")
     rec.add_argument("--game", default="uno", choices=sorted(GAMES))
-    rec.add_argument("--players", type=int, default=2)
+    rec.add_argument("--players", type=int, default=None, help="table size (default: the game's smallest)")
     rec.add_argument("--seed", type=seed_arg, default=0)
     rec.add_argument("--out", required=True)
     rec.add_argument(
@@ -368,7 +376,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             check_file_writable(args.out, "--out")
             rules = module.Rules.from_dict(rules_options(args.rules))
-            eng = module.Engine(1, args.players, rules, seed=args.seed, auto_reset=False)
+            players = game_info(args.game).table_sizes.start if args.players is None else args.players
+            eng = module.Engine(1, players, rules, seed=args.seed, auto_reset=False)
         except ValueError as err:
             parser.error(str(err))
         recorder, choices = Recorder(eng), np.random.default_rng(args.seed)

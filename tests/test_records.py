@@ -102,3 +102,43 @@ def test_a_rendered_view_names_a_drawn_card_only_to_the_one_who_drew_it():
     assert "(drew R9)" in render_position(pos, viewer=0) and "(drew R9)" in render_position(pos)
     other = render_position(pos, viewer=1)
     assert "(drew a card)" in other and "R9" not in other
+
+
+def test_a_record_must_carry_its_stream_and_its_exact_result(tmp_path):
+    """Without the start's rng every replay reshuffled differently; a result edited by 1e-6
+    passed np.allclose; a step before reset moved the engine and then failed."""
+    eng = UnoEngine(num_games=1, num_players=2, seed=2, auto_reset=False)
+    recorder, policy = Recorder(eng), RandomPolicy(1)
+    with pytest.raises(RuntimeError, match=r"Recorder.reset\(\) deals the games it records"):
+        recorder.step(np.zeros(1, np.int64))
+    obs, mask = recorder.reset()
+    while not recorder.completed:
+        obs, mask, _, _ = recorder.step(policy(obs, mask))
+    record = recorder.completed[0]
+    verify(record)
+    edited = GameRecord(**{**record.__dict__, "result": {"rewards": [record.result["rewards"][0] + 1e-6, -1.0]}})
+    with pytest.raises(ValueError, match="replayed rewards .* differ from recorded"):
+        verify(edited)
+    start = {k: v for k, v in record.start.items() if k != "rng"}
+    with pytest.raises(ValueError, match="line 1: the start position has no rng"):
+        verify(GameRecord(**{**record.__dict__, "start": start}))
+
+
+def test_cli_records_a_trick_game_at_its_table_size_by_default(tmp_path, capsys):
+    out = tmp_path / "tricks.jsonl"
+    assert main(["record", "--game", "tricks", "--out", str(out)]) == 0
+    assert GameRecord.load(out).num_players == 4
+
+
+def test_stale_temporaries_are_matched_by_their_own_name_only(tmp_path):
+    import os
+    import time
+
+    from envs.atomic import remove_stale_temporaries
+
+    mine, other = tmp_path / ".g[1].jsonl.abc.tmp", tmp_path / ".g1.jsonl.abc.tmp"
+    for tmp in (mine, other):
+        tmp.write_text("x")
+        os.utime(tmp, (time.time() - 10_000, time.time() - 10_000))
+    remove_stale_temporaries(tmp_path / "g[1].jsonl")  # '[1]' was a glob class matching 'g1'
+    assert not mine.exists() and other.exists()
