@@ -33,6 +33,21 @@ def _index_stamp(index: Path) -> bytes | None:
     return stamp if isinstance(stamp, bytes) else None
 
 
+def _cache_folder(game: str, source: Path) -> Path:
+    """Where numba keeps the step kernel's cache: as numba's own locator chose it (``__pycache__``
+    beside the source, ``NUMBA_CACHE_DIR``, or the user's cache where the source's folder is
+    read-only), else ``__pycache__``."""
+    import importlib
+
+    from envs.games import game as game_info
+
+    try:
+        kernel = importlib.import_module(game_info(game).kernel_module).step_and_observe
+        return Path(kernel._cache._cache_path)  # numba's FunctionCache (no public accessor)
+    except (AttributeError, ImportError):
+        return source.parent / "__pycache__"
+
+
 def kernels_cached(game: str) -> bool:
     """True when numba's cache holds this game's step kernel compiled from the source as it is:
     an index whose stamp is the source's content hash (what numba checks), or, where the
@@ -42,7 +57,7 @@ def kernels_cached(game: str) -> bool:
 
     source = kernel_source(game)
     digest = hashlib.sha256(source.read_bytes()).digest()
-    for index in (source.parent / "__pycache__").glob(f"{source.stem}.step_and_observe-*.nbi"):
+    for index in _cache_folder(game, source).glob(f"{source.stem}.step_and_observe-*.nbi"):
         stamp = _index_stamp(index)
         if stamp == digest or (stamp is None and index.stat().st_mtime >= source.stat().st_mtime):
             return True

@@ -185,6 +185,15 @@ def test_a_cold_start_is_announced(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     fake.write_text("")
     monkeypatch.setattr(compiled, "kernel_source", lambda game: fake)  # no cache beside it: a first run
     assert not compiled.kernels_cached("uno")
+    # numba's cache elsewhere (NUMBA_CACHE_DIR): that is where it is looked for, not __pycache__
+    import os
+    import subprocess
+    import sys
+
+    probe = "from envs.compiled import kernels_cached; print(kernels_cached('uno'))"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty")}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert out.stdout.strip() == "False", out.stderr
 
 
 @pytest.mark.parametrize(
