@@ -40,7 +40,8 @@ class RolloutWorker:
 
         key = [cfg["seed"], index + 1] + ([start_update] if start_update else [])  # a resume: other games
         seed = int(np.random.SeedSequence(key).generate_state(1)[0] >> 1)
-        local = {**cfg, "num_games": num_games, "seed": seed, "device": "cpu", "backend": "local"}
+        # the actor only collects: the driver's minibatches (checked against all the games) are not its own
+        local = {**cfg, "num_games": num_games, "seed": seed, "device": "cpu", "backend": "local", "num_minibatches": 1}
         local["torch_threads"] = cfg.get("torch_threads") or 1  # one core per actor
         torch.set_num_threads(local["torch_threads"])
         config = PPOConfig.from_mapping(local)

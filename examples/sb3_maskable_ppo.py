@@ -30,9 +30,10 @@ from envs.sb3_compat import sb3_vec_env  # noqa: E402
 from tournament.stats import wilson  # noqa: E402
 
 
-def win_rate(model: MaskablePPO, opponent: str, games: int, seed: int) -> tuple[float, float, float]:
-    """The model's share of ``games`` new games won against ``opponent`` (sampling its policy, as it trained)."""
-    venv = uno_v0.vector_env(num_envs=min(games, 500), opponent=opponent)
+def win_rate(model: MaskablePPO, opponent: str, games: int, seed: int, seat: int | None) -> tuple[float, float, float]:
+    """The model's share of ``games`` new games won against ``opponent`` at the seat it trained in
+    (``None``: a random seat per game), sampling its policy, as it trained."""
+    venv = uno_v0.vector_env(num_envs=min(games, 500), opponent=opponent, seat=seat)
     obs, _ = venv.reset(seed=seed)
     results: list[float] = []
     while len(results) < games:
@@ -75,12 +76,14 @@ def main() -> None:
         tensorboard_log=args.tensorboard,
         verbose=0,
     )
-    before = win_rate(model, args.opponent, 2000, seed=args.seed + 1)
+    seat = None if args.seat < 0 else args.seat
+    before = win_rate(model, args.opponent, 2000, seed=args.seed + 1, seat=seat)
     start = time.perf_counter()
     model.learn(args.steps, progress_bar=False)
     seconds = time.perf_counter() - start
-    after = win_rate(model, args.opponent, 2000, seed=args.seed + 1)
-    print(f"trained {args.steps:,} steps in {seconds:.0f} s ({args.steps / seconds:,.0f} steps/s) on {args.envs} games")
+    after = win_rate(model, args.opponent, 2000, seed=args.seed + 1, seat=seat)
+    steps = model.num_timesteps  # whole rollouts: at least the steps asked for
+    print(f"trained {steps:,} steps in {seconds:.0f} s ({steps / seconds:,.0f} steps/s) on {args.envs} games")
     for name, (rate, low, high) in (("before", before), ("after", after)):
         print(f"win rate against {args.opponent} {name} training: {rate:.3f} [{low:.3f}, {high:.3f}] (2,000 games)")
 

@@ -455,6 +455,9 @@ def test_a_resumed_ray_actor_plays_other_games_than_the_runs_first_ones():
 
     np.testing.assert_array_equal(first_obs(0), first_obs(0))
     assert not np.array_equal(first_obs(0), first_obs(16))
+    # an actor's share of the games need not hold the driver's minibatches (it makes none)
+    wide = dataclasses.asdict(tiny(num_games=4, num_steps=2, num_minibatches=8))
+    assert RolloutWorker(wide, 0, 2, 0).collector.engine.num_games == 2
 
 
 def test_an_epoch_has_as_many_minibatches_as_asked_and_a_rollout_without_decisions_none():
