@@ -217,8 +217,8 @@ def chapter(
         "## Learned play",
         "",
         f"Computed by the same command. **Part 1**: each shipped agent plays `{config.base}` on every other "
-        f"seat for {config.survey_games:,} games or a few more (the games finished when it stops: none is cut "
-        f"short; seed {config.seed}), its seat turning with the deal. A *bluff "
+        f"seat for {config.survey_games:,} games or a few more (whole deals; seed {config.seed}), its seat "
+        "turning with the deal. A *bluff "
         "chance* is a decision where the agent may play a Wild Draw Four while holding the colour in force; a "
         "*challenge decision* is one where it faces a Wild Draw Four. The rates carry 95% Wilson intervals. What "
         "a decision earns is counted in cards: against playing another card, a bluff moves 4 cards onto the "
