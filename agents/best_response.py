@@ -14,7 +14,6 @@ was trained from the same config (and the same target checkpoint).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime
 import hashlib
 import json
@@ -25,6 +24,7 @@ from typing import Any
 
 from agents.run_record import CURVE
 from envs.atomic import json_ready, save_figure, write_atomically
+from envs.core import floats_as_declared
 from envs.games import game as game_info
 from envs.games import game_module
 
@@ -55,14 +55,10 @@ def fair_share(cfg: Any) -> float:
 
 def _one_spelling(cfg: Any) -> dict[str, Any]:
     """The config as one spelling of its meaning: a whole number in a float key as a float
-    (``gamma=1`` is ``gamma=1.0``), rules without the options at their defaults (as a resume
+    (``gamma=1`` is ``gamma=1.0``, ``target_kl`` too), rules without the options at their defaults (as a resume
     compares them: ``{stacking: false}`` is ``{}``; an option this version no longer knows
     stays as written)."""
-    data = cfg.to_dict()
-    floats = {f.name for f in dataclasses.fields(cfg) if f.type in (float, "float")}
-    for key in floats:
-        if isinstance(data.get(key), int) and not isinstance(data[key], bool):
-            data[key] = float(data[key])
+    data = floats_as_declared(type(cfg), cfg.to_dict())
     with contextlib.suppress(ValueError, TypeError):
         data["rules"] = game_module(cfg.game).Rules.from_dict(data["rules"]).changes()
     return data

@@ -149,6 +149,15 @@ def seats_after(seat, steps, direction, num_players):  # ints or numpy arrays
     return (seat + steps * direction) % num_players
 
 
+def floats_as_declared(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a dataclass's fields) with a whole number in a ``float`` (or ``float | None``)
+    field as that float: ``1`` and ``1.0`` are one value, so one spelling of it."""
+    floats = {f.name for f in dataclasses.fields(cls) if str(f.type).replace(" ", "") in ("float", "float|None")}
+    return {
+        k: float(v) if k in floats and isinstance(v, int) and not isinstance(v, bool) else v for k, v in data.items()
+    }
+
+
 class RulesBase:
     """Config round trip for the games' frozen rules dataclasses."""
 
@@ -165,7 +174,8 @@ class RulesBase:
         """The options away from their defaults: what these rules mean, as a config would
         write it (``{stacking: false}`` and ``{}`` are both ``{}``)."""
         default = type(self)()
-        return {k: v for k, v in self.to_dict().items() if v != getattr(default, k)}
+        values = floats_as_declared(type(self), self.to_dict())  # uno_catch_prob 0 is 0.0
+        return {k: v for k, v in values.items() if v != getattr(default, k)}
 
     @classmethod
     def option_names(cls) -> list[str]:

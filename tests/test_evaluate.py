@@ -393,14 +393,15 @@ def test_an_unknown_study_is_named_with_the_studies_there_are(tmp_path):
 
 
 def test_the_survey_counts_whole_games_so_every_bluff_has_its_answer():
-    """Games still going when the survey stops are dropped whole: a bluff waiting for its answer
-    was counted as not caught, and the situations leaned towards early play."""
+    """Every slot surveys the same number of whole games: a bluff waiting for its answer when the
+    survey stopped was counted as not caught and the situations leaned towards early play, and
+    dropping the games in play instead would keep the short ones."""
     from tournament.learned_bluffing import survey
 
     always = {"name": "heuristic", "challenge": "always"}
     events = survey({"name": "heuristic", "bluff": 1.0}, always, 2, {}, games=300, seed=3, batch=128)
     bluffed = events["bluff"]["bluffed"].astype(bool)
-    assert events["games"] >= 300 and bluffed.sum() > 20
+    assert events["games"] == 3 * 128 and bluffed.sum() > 20  # ceil(300 / 128) whole games in each slot
     assert events["bluff"]["caught"][bluffed].all()  # `always` answers every one (none is a last card)
 
 

@@ -56,9 +56,9 @@ def learner_config(config: Any, row: dict[str, Any]) -> Any:
 
 def survey_setting(config: Any) -> dict[str, Any]:
     """What a learner's rates were read from: a row of the data stands for today's only if equal."""
-    # "finished": only whole games count (tournament.learned_bluffing.survey; rates read before
-    # 2026-12-08 also counted the games still going at the end, so they stand for none of today's)
-    return {"games": config.survey_games, "seed": config.seed, "rules": dict(config.rules), "counts": "finished"}
+    # "per slot": the same number of whole games in every slot (tournament.learned_bluffing.survey;
+    # rates read before 2026-12-07 also counted games cut short, so they stand for none of today's)
+    return {"games": config.survey_games, "seed": config.seed, "rules": dict(config.rules), "counts": "per slot"}
 
 
 def survey_agents(config: Any, console: Console) -> list[dict[str, Any]]:
@@ -217,8 +217,9 @@ def chapter(
         "## Learned play",
         "",
         f"Computed by the same command. **Part 1**: each shipped agent plays `{config.base}` on every other "
-        f"seat for {config.survey_games:,} games or a few more (whole deals; seed {config.seed}), its seat "
-        "turning with the deal. A *bluff "
+        f"seat for {config.survey_games:,} games or a few more (each of the games played side by side plays the "
+        f"same number of whole games, so short games are not favoured; seed {config.seed}), its seat turning "
+        "with the deal. A *bluff "
         "chance* is a decision where the agent may play a Wild Draw Four while holding the colour in force; a "
         "*challenge decision* is one where it faces a Wild Draw Four. The rates carry 95% Wilson intervals. What "
         "a decision earns is counted in cards: against playing another card, a bluff moves 4 cards onto the "

@@ -52,9 +52,11 @@ def survey(
     against ``others`` (a policy spec for every other seat). Returns ``{"bluff": {...},
     "challenge": {...}, "games": ...}`` of aligned arrays, one entry per decision.
 
-    Only finished games count (``games`` or a few more: the last step ends several): the games
-    still going when the survey stops are dropped whole, decisions and all, so every bluff
-    recorded has had its answer and the situations are not tilted towards early play."""
+    Each of the ``batch`` games in play (a slot) is surveyed for its first ``ceil(games /
+    batch)`` games, played to their end, and the survey runs until every slot has finished
+    them: every bluff recorded has had its answer, and the games are a fixed number per slot,
+    so neither early play nor short games are favoured (stopping at a total and dropping the
+    games in play would keep the short ones). A slot past its games plays on unrecorded."""
     from agents.registry import make_policy
     from envs.uno import Engine, Rules
     from envs.uno.kernel import TYPE_COLOUR, bluffs
@@ -69,15 +71,15 @@ def survey(
     open_bluff = np.full(batch, -1, np.int64)  # index of the player's bluff awaiting its answer
     chances = 0  # bluff chances so far: each one's index in the bluff arrays
     answers: list[tuple[np.ndarray, np.ndarray]] = []  # (chance index, caught) of each answered bluff
-    done_games = 0
-    finished = np.zeros(batch, np.int64)  # games finished in each slot: a decision's game is its slot's next
-    slot_game: dict[str, list[np.ndarray]] = {"bluff": [], "challenge": []}  # (slot, game) of each decision
+    quota = -(-games // batch)  # games surveyed in each slot
+    finished = np.zeros(batch, np.int64)  # games each slot has finished
     of_colour = TYPE_COLOUR[None, :] == np.arange(4)[:, None]  # [colour, type]
-    while done_games < games:
+    while (finished < quota).any():
         seat = eng.current.copy()
-        mine = seat == seat_of_player
+        plays = seat == seat_of_player
+        mine = plays & (finished < quota)  # the player's decisions in surveyed games: recorded
         actions = np.zeros(batch, np.int64)
-        for k, rows in enumerate((mine.nonzero()[0], (~mine).nonzero()[0])):
+        for k, rows in enumerate((plays.nonzero()[0], (~plays).nonzero()[0])):
             if rows.size:
                 actions[rows] = policies[k](obs[rows], mask[rows])
         phase = eng.phase.copy()
@@ -100,7 +102,6 @@ def survey(
             bluff["target_size"].append(eng.hand_size[rows, target])
             bluff["own_size"].append(eng.hand_size[rows, seat[rows]])
             bluff["colour_cards"].append((held * of_colour[colour]).sum(axis=1))
-            slot_game["bluff"].append(np.stack([rows, finished[rows]], axis=1))
             open_bluff[rows[played]] = chances + played.nonzero()[0]
             chances += rows.size
         # the player's challenge decisions
@@ -111,9 +112,7 @@ def survey(
             bluffer = challenged_seats(seat[rows], eng.direction[rows], players)
             challenge["bluffer_size"].append(eng.hand_size[rows, bluffer])
             challenge["own_size"].append(eng.hand_size[rows, seat[rows]])
-            slot_game["challenge"].append(np.stack([rows, finished[rows]], axis=1))
         obs, mask, _, done = eng.step(actions)
-        done_games += int(done.sum())
         finished += done
         open_bluff[done] = -1  # a bluff with the last card: unanswered (no challenge of a final card)
         seat_of_player[done] = (seat_of_player[done] + 1) % players  # the next deal, the next seat
@@ -122,12 +121,7 @@ def survey(
     for index, challenged in answers:
         out_bluff["caught"][index] = challenged
     out_challenge = {k: np.concatenate(v) if v else np.zeros(0, np.int64) for k, v in challenge.items()}
-    for kind, out in (("bluff", out_bluff), ("challenge", out_challenge)):
-        where = np.concatenate(slot_game[kind]) if slot_game[kind] else np.zeros((0, 2), np.int64)
-        whole = where[:, 1] < finished[where[:, 0]]  # that slot has finished the decision's game
-        for key in out:
-            out[key] = out[key][whole]
-    return {"bluff": out_bluff, "challenge": out_challenge, "games": done_games}
+    return {"bluff": out_bluff, "challenge": out_challenge, "games": quota * batch}
 
 
 def rate(hits: np.ndarray) -> dict[str, Any]:
