@@ -227,6 +227,7 @@ def run_terminal(
             book.save(store_path)
         console.print("[dim]type help for the commands[/dim]")
         _show(book, console)
+        shown = len(book.hands)  # the hands the person last saw in the standings
         while True:
             line = ask("score> ").strip()
             if not line:
@@ -234,7 +235,6 @@ def run_terminal(
             word, _, rest = line.partition(" ")
             command = word.lower()
             try:
-                seen = len(book.hands)  # the hands last shown to the person
                 book = read_again(book)
                 if command == "help":
                     console.print(HELP, markup=False)
@@ -255,9 +255,14 @@ def run_terminal(
                     console.print(f"wrote {len(book.hands)} hand{'s' * (len(book.hands) != 1)} to {out}", markup=False)
                     continue
                 if command == "undo" and not rest:
-                    if len(book.hands) != seen:  # the page changed it: show what is there, undo nothing unseen
+                    if len(book.hands) != shown:  # the page changed it: show what is there, undo nothing unseen
                         _show(book, console)
-                    book.undo(shown=seen)
+                        was, shown = shown, len(book.hands)
+                        raise ValueError(
+                            f"the table has {shown} hand(s), not the {was} shown here before (changed from another "
+                            "page): nothing undone; undo again removes the last hand shown above"
+                        )
+                    book.undo(shown=shown)
                 elif command == "new" and not rest:
                     if not _confirm_erase(book, ask, "a new match"):
                         continue
@@ -289,6 +294,7 @@ def run_terminal(
                 continue
             book.save(store_path)
             _show(book, console)
+            shown = len(book.hands)
     except (_Quit, KeyboardInterrupt):  # Ctrl-C leaves as quit does: the book is saved already
         kept = f"the scores are kept in {store_path}" if store_path.exists() else "no table was set up, nothing saved"
         console.print(f"\nbye: {kept}", markup=False)

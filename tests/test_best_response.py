@@ -101,6 +101,9 @@ def test_the_config_digest_follows_what_decides_the_result(tmp_path):
     assert config_digest(tiny(target="random", rules={"stacking": False})) == base
     assert config_digest(tiny(target="random", rules={"stacking": True})) != base
     assert config_digest(tiny(target="random", gamma=1)) == config_digest(tiny(target="random", gamma=1.0))
+    assert config_digest(tiny(target="random", target_kl=1)) == config_digest(tiny(target="random", target_kl=1.0))
+    off = [config_digest(tiny(target="random", rules={"uno_catch_prob": p})) for p in (0, 0.0)]
+    assert off[0] == off[1] != base
     # a key added after digests were recorded leaves them as they were at its default
     assert config_digest(tiny(target="random", drop_obs=[])) == base
     assert config_digest(tiny(target="random", drop_obs=["void_draws"])) != base

@@ -146,11 +146,13 @@ def test_a_challenge_flag_must_fit_the_bluffers_hand():
 
     assert uno_load(challenged(True)).position(0)["challenge"]["guilty"] is True
     with pytest.raises(ValueError, match="challenge.guilty is false, but hands\\[0\\] holds a R card"):
-        uno_load(challenged(False))
+        uno_load(challenged(False, [["R7", "G3", "G4", "G5"], ["B1", "B2"], ["Y1"]]))  # more than 1 + penalty
     with pytest.raises(ValueError, match="challenge.guilty is true, but hands\\[0\\] holds no R card"):
         uno_load(challenged(True, [["G2", "G3"], ["B1", "B2"], ["Y1"]]))
     caught = [["G2", "R7", "G3"], ["B1", "B2"], ["Y1"]]  # 1 card + a UNO penalty of 2 (R7 drawn)
     assert uno_load(challenged(False, caught)).position(0)["challenge"]["guilty"] is False
+    short = [["G2", "R7"], ["B1", "B2"], ["Y1"]]  # a penalty of 4 of which the piles held 1
+    assert uno_load(challenged(False, short), uno_penalty=4).position(0)["challenge"]["guilty"] is False
 
 
 def test_a_revealed_hand_is_one_a_challenge_can_have_shown():

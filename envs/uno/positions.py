@@ -343,9 +343,9 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
         if "guilty" in challenge:
             guilty = read_bool(challenge["guilty"], "challenge.guilty")
             # Until the answer the bluffer's hand only takes cards: a UNO penalty, when the Wild
-            # Draw Four was its second-to-last card and it was caught (hand: 1 + uno_penalty).
-            caught = phase_name == "challenge" and rules.uno_penalty > 0
-            caught = caught and hand_counts[bluffer].sum() == 1 + rules.uno_penalty
+            # Draw Four was its second-to-last card and it was caught (hand: 1 + uno_penalty, or
+            # fewer where the piles ran short, but at least 2).
+            caught = phase_name == "challenge" and 2 <= hand_counts[bluffer].sum() <= 1 + rules.uno_penalty
             if guilty and not holds:
                 raise ValueError(
                     f"challenge.guilty is true, but hands[{bluffer}] holds no {previous} card: the cards held "
@@ -354,7 +354,8 @@ def load_position(eng: UnoEngine, j: int, pos: dict[str, Any]) -> None:
             if not guilty and holds and not caught:
                 raise ValueError(
                     f"challenge.guilty is false, but hands[{bluffer}] holds a {previous} card, which it can have "
-                    f"taken since only as a UNO penalty (a hand of 1 + uno_penalty = {1 + rules.uno_penalty} cards)"
+                    f"taken since only as a UNO penalty (a hand of 2 to 1 + uno_penalty = {1 + rules.uno_penalty} "
+                    "cards)"
                 )
         else:  # derive it from the hand as it is now
             guilty = holds
