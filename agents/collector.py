@@ -53,6 +53,7 @@ class Collector:
         self.learner = np.ones((B, P), bool)  # learning seats per game
         self.episode_return = np.zeros(B, np.float64)  # of the learner in pool games
         self.episode_length = np.zeros(B, np.int64)
+        self.taught = np.zeros(B, bool)  # a teacher made moves in this game (imitation): not the learner's
         self.obs, self.mask = self.engine.reset()
         self.assign(np.arange(B))
 
@@ -75,6 +76,7 @@ class Collector:
         self.learner[games] = np.where(solo[:, None], seats, True)
         self.episode_return[games] = 0.0
         self.episode_length[games] = 0
+        self.taught[games] = False
 
     # ------------------------------------------------------------------ acting
     def act(
@@ -141,6 +143,7 @@ class Collector:
             actions = np.zeros(B, np.int64)
             if teacher is not None:
                 actions[:] = teacher(self.obs, self.mask)
+                self.taught[:] = True
                 ro.value[t] = self.values(self.obs, hidden)
             elif rows.size:
                 if self.guide is not None:  # which decisions see the hidden hands (drawn only when guiding)
@@ -168,7 +171,7 @@ class Collector:
         self.episode_length += 1
         ended = done.nonzero()[0]
         if ended.size:
-            scored = ended[solo[ended]]
+            scored = ended[solo[ended] & ~self.taught[ended]]  # the learner's own games only
             ro.episodes["return"] += self.episode_return[scored].tolist()
             ro.episodes["length"] += self.episode_length[scored].tolist()
             won = (self.engine.game_winners[scored] & self.learner[scored]).any(axis=1)
@@ -184,6 +187,7 @@ class Collector:
             "learner": self.learner.copy(),
             "episode_return": self.episode_return.copy(),
             "episode_length": self.episode_length.copy(),
+            "taught": self.taught.copy(),
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -192,4 +196,5 @@ class Collector:
         self.learner[:] = state["learner"]
         self.episode_return[:] = state["episode_return"]
         self.episode_length[:] = state["episode_length"]
+        self.taught[:] = state.get("taught", False)  # a checkpoint from before the flag: none
         self.obs, self.mask = self.engine.observe()

@@ -97,7 +97,11 @@ def restore_trainer(trainer: Any, data: dict[str, Any], source: str = "checkpoin
     collector.load_state_dict(
         {
             "engine": {path: _array(t, like[path]) for path, t in saved.items()},
-            **{k: tr[k].numpy() for k in ("opponent", "learner", "episode_return", "episode_length")},
+            **{
+                k: tr[k].numpy()
+                for k in ("opponent", "learner", "episode_return", "episode_length", "taught")
+                if k in tr
+            },
         }
     )
     torch.set_rng_state(tr["torch_rng"])

@@ -481,3 +481,25 @@ def test_an_update_whose_rollout_gave_the_learner_no_decision_learns_nothing_and
             empty += 1
             assert all(torch.equal(a, b) for a, b in zip(before, trainer.net.parameters(), strict=True))
     assert empty > 0
+
+
+def test_pool_charts_count_no_game_the_imitation_teacher_played():
+    """The teacher plays every seat during the warm start: a pool game it began and the learner
+    finished is neither's, and no longer counts in the first PPO update's pool win rate."""
+    from agents.registry import make_policy
+
+    trainer = PPOTrainer(tiny(self_play=0.0, opponents=["random"], snapshot_every=0, num_games=64, num_steps=16))
+    collector = trainer.collector
+    teacher = make_policy("uno", "heuristic", seed=0)
+    for _ in range(3):
+        ro = trainer.collector.collect(teacher)
+        assert not ro.episodes["return"]  # the teacher's games are not the learner's
+    in_play = collector.taught.copy()
+    assert (in_play == ~ro.done[-1]).all()  # all but the games dealt at the teacher's last step
+    ro = collector.collect()
+    # every game is a pool game (self_play 0): all ends count but each slot's first, where the
+    # teacher had begun that game
+    taught_ends = int((in_play & ro.done.any(axis=0)).sum())
+    assert taught_ends > 0 and len(ro.episodes["return"]) == int(ro.done.sum()) - taught_ends
+    state = collector.state_dict()
+    assert state["taught"].tolist() == collector.taught.tolist()  # a checkpoint keeps the flags
