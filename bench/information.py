@@ -57,7 +57,7 @@ SURE = "search, worlds by a sure belief (the true holdings)"
 ENTRANTS: list[tuple[str, Any]] = [
     ("heuristic", "heuristic"),
     ("shipped agent", "shipped"),
-    ("search, sampled worlds, bets: prior (the default)", {"name": "search", **SEARCH, "bets": "prior"}),
+    ("search, sampled worlds, bets: prior (the default bets)", {"name": "search", **SEARCH, "bets": "prior"}),
     (SAMPLED, {"name": "search", **SEARCH}),
     (BELIEF, {"name": "search", **SEARCH, "belief": "shipped"}),
     (SURE, "sure belief"),
@@ -222,8 +222,9 @@ to where the cards were in games of `heuristic` play) expects the unseen cards, 
 player's view only: how much of that value inference from the view recovers. The *sure
 belief* row (`SureBeliefSearch`, a cheat like the true hands) deals the worlds the same way
 from the true holdings: what a perfect belief model would give, which checks that dealing by
-a belief loses nothing of the hands' value. The `bets: prior` row is the sampled-worlds search
-as it plays by default, keeping the rollout policy's bets. The true-hands search reads the
+a belief loses nothing of the hands' value. The `bets: prior` row is this sampled-worlds search
+with the default bets, keeping the rollout policy's (the search's default also looks only 8
+moves ahead and scores there with the shipped agent's critic: not these rows). The true-hands search reads the
 engine's state: it is a ceiling to measure against, not a policy any table may seat.
 
 {body}

@@ -6,13 +6,18 @@ Policy improvement answers it without the noise of PPO's advantages:
 
 1. **Values.** Decisions are sampled from ``heuristic`` self-play (``--base agent``: from the
    shipped agent's seat at a table of ``heuristic`` players). At each, every legal action is
-   played in a copy of the *true* game (the real hands and pile order, the same random
-   streams: common random numbers), and play goes on to the end (the base policy on the
-   player's seat). The player's result is that action's value in that deal.
+   played in a copy of the *true* game (the real hands and pile order, the same engine
+   streams: common random numbers for the cards; the ``heuristic`` rollouts' tie-breaks
+   draw from one generator, so they are not common), and play goes on to the end (the base
+   policy on the player's seat). The player's result is that action's value in that deal.
 2. **Fit.** A network reads the player's *observation* and predicts every legal action's
    value, centred on their mean (squared error). The best it can learn is each action's
    value averaged over the deals the observation allows, weighted as ``heuristic`` play
-   makes them: the exact target of one step of policy improvement for a fair player.
+   makes them: the exact target of one step of policy improvement for a fair player. A fit
+   that reached it could not choose worse than the base on the same decisions; one that
+   does (a negative held-out gain) has fallen short of it, and then measures itself, not
+   whether an improvement exists. (Held-out decisions come from the same games as the
+   training ones, and their interval treats decisions as independent.)
 3. **Measure.** On held-out decisions: the value of the network's choice minus that of
    ``heuristic``'s, paired, with its 95% interval. At the table: the network alone, and
    ``heuristic`` taking the network's choice only where it predicts ``margin`` more, each
