@@ -107,8 +107,9 @@ def scramble_hidden(pos: dict, seat: int, rng: np.random.Generator, rules: UnoRu
         n = len(pos["hands"][p])
         pos["hands"][p], pool = pool[:n], pool[n:]
     pos["draw_pile"] = pool
-    if pos["challenge"] is not None:
-        pos["challenge"] = {**pos["challenge"], "guilty": not pos["challenge"]["guilty"]}  # hidden too
+    if pos["challenge"] is not None and pos["challenge"]["player"] != seat:
+        # hidden too: whether the new hand of the Wild Draw Four's player holds the colour
+        pos["challenge"] = {k: v for k, v in pos["challenge"].items() if k != "guilty"}
     if pos["drawn_card"] is not None and pos["current_player"] != seat:
         # Any card of the drawer's new hand the engine accepts as a playable drawn card.
         for card in pos["hands"][pos["current_player"]]:
@@ -128,7 +129,7 @@ def test_no_seat_sees_hidden_information_in_random_play():
     eng = UnoEngine(num_games=16, num_players=3, rules=rules, seed=8)
     _, mask = eng.reset()
     rng = np.random.default_rng(0)
-    checked = set()
+    checked, guilt = set(), set()
     for _ in range(120):
         for i in range(eng.num_games):
             pos = eng.position(i)
@@ -138,8 +139,11 @@ def test_no_seat_sees_hidden_information_in_random_play():
                 np.testing.assert_array_equal(mine.observe(seats=seat)[0], other.observe(seats=seat)[0])
                 np.testing.assert_array_equal(mine.observe(seats=seat)[1], other.observe(seats=seat)[1])
                 checked.add((pos["phase"], seat == pos["current_player"]))
+                if pos["phase"] == "challenge" and pos["challenge"]["player"] != seat:
+                    guilt.add((bool(mine.challenge_guilty[0]), bool(other.challenge_guilty[0])))
         _, mask, _, _ = eng.step(np.where(mask, rng.random(mask.shape) + 1, 0).argmax(axis=1))
     assert {("drawn", False), ("drawn", True), ("challenge", True), ("challenge", False)} <= checked
+    assert {(True, False), (False, True)} <= guilt  # views equal where the hidden guilt differs
 
 
 def test_other_seats_do_not_see_the_card_just_drawn():

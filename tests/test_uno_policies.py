@@ -184,7 +184,7 @@ def test_rlcard_rule_picks_cards_at_random_each_copy_alike_and_wilds_with_any_co
 def test_rlcard_rule_accepts_declares_uno_plays_the_drawn_card_and_names_its_colour():
     pol = RLCardRulePolicy(0)
     answer = position(
-        [["G1"], ["B1", "B2", "B3"]],
+        [["G1", "R2"], ["B1", "B2", "B3"]],  # guilty: the bluffer still holds a red card
         discard=["R5", "W+4"],
         colour="G",
         current=1,
