@@ -536,7 +536,7 @@ def _challenger_trend(learners: list[dict[str, Any]]) -> list[str]:
             continue
         rows.sort(key=lambda r: float(r["target"]["bluff"]))
         rates = [r["play"]["challenge"] for r in rows]
-        per_game = sum(x["n"] for x in rates) / sum(r["play"]["games"] for r in rows)  # the games finished
+        per_game = sum(x["n"] for x in rates) / sum(r["play"]["games"] for r in rows)  # the games surveyed
         listed = ", ".join(
             f"{100 * x['rate']:.0f}% at p={float(r['target']['bluff']):g}" for x, r in zip(rates, rows, strict=True)
         )
