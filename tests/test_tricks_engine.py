@@ -14,7 +14,7 @@ from envs.uno_tricks import NUM_ACTIONS, OBS_SIZE, IllegalActionError, TricksEng
 from envs.uno_tricks.engine import CardQueue
 from envs.uno_tricks.observation import FIELDS, OVER, observation_bounds
 from tests.play_helpers import play, random_actions
-from tests.tricks_helpers import engine, legal, position
+from tests.tricks_helpers import engine, laid, legal, position
 
 RULE_SETS = [TricksRules(), TricksRules(exchange_returns="two", reward="points")]
 
@@ -137,12 +137,20 @@ def test_every_reachable_position_round_trips_and_continues_exactly(rules):
     assert phases == {"lay", "draw", "return", "swap"}
 
 
+def forced_layers(pos: dict) -> set[int]:
+    """Seats that laid a forced duplicate this trick (``laid_by``): their number cards are the
+    numbers laid before it, unless a lone +2/+4 exchanged some, so a scramble keeps them."""
+    return {entry.get("laid_by", seat) for seat, entry in enumerate(pos["table"]) if entry and entry["forced"]}
+
+
 def scramble_hidden(pos: dict, seat: int, rng: np.random.Generator) -> dict:
     """The position as ``seat`` sees it, with what it cannot see dealt anew (sizes kept):
-    the other hands' number cards and special cards, and the order of both piles."""
+    the other hands' number cards (but a forced duplicate's layer's, which the table limits)
+    and special cards, and the order of both piles."""
     pos = {**pos, "hands": [list(h) for h in pos["hands"]], "specials": [list(s) for s in pos["specials"]]}
     for key, pile in (("hands", "number_pile"), ("specials", "special_pile")):
-        others = [p for p in range(4) if p != seat]
+        kept = forced_layers(pos) if key == "hands" else set()
+        others = [p for p in range(4) if p != seat and p not in kept]
         pool = [c for p in others for c in pos[key][p]] + list(pos[pile])
         rng.shuffle(pool)
         for p in others:
@@ -291,3 +299,24 @@ def test_finished_games_report_the_winning_team_and_its_points():
             assert eng.final_scores[g, 0] == eng.final_scores[g, 2] >= points[g, 0]
             assert eng.final_scores[g, 1] == eng.final_scores[g, 3] >= points[g, 1]
         ended += int(done.sum())
+
+
+def test_a_forced_duplicates_layer_holds_only_numbers_laid_before_it():
+    """A forced duplicate is laid only from a hand of numbers already on the table, and the hand
+    changes within the trick only by a lone +2/+4's exchange (the pair exchanges nothing)."""
+    hands = [["R1", "R2"], ["G5", "B9"], ["Y3"], ["B1"]]
+    table = [None, laid("R5"), laid("Y5", forced=True), None]  # seat 1 led with 5, seat 2 had only 5s
+    with pytest.raises(ValueError, match=r"hands\[2\] holds \[3\], not laid before its forced duplicate"):
+        engine(position(hands, table=table, leader=1, current=3))
+    hands[2] = ["B5"]
+    engine(position(hands, table=table, leader=1, current=3))  # only 5s: consistent
+    hands[2] = ["Y3"]
+    table[2] = laid("Y5", forced=True, specials=["R+2"])  # a lone +2's exchange may have brought the 3
+    engine(position(hands, table=table, leader=1, current=3))
+    # the layer is laid_by, its specials at its own seat: seat 2 swapped its card with seat 1's
+    swapped = [None, laid("Y5", forced=True, specials=["R+2"], by=2), laid("R5", specials=["RR"], by=1), None]
+    with pytest.raises(ValueError, match=r"hands\[2\] holds \[3\]"):
+        engine(position(hands, table=swapped, leader=1, current=3))  # seat 1's +2 does not free seat 2
+    table[2] = laid("Y5", forced=True, specials=["R+2", "W+4"])
+    with pytest.raises(ValueError, match=r"hands\[2\] holds \[3\]"):
+        engine(position(hands, table=table, leader=1, current=3))

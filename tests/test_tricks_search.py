@@ -11,6 +11,7 @@ from envs.cards import TYPE_COPIES, TYPE_NAMES
 from envs.uno_tricks import TricksEngine, TricksRules
 from envs.uno_tricks.kernel import NUMBER_DECK, NUMBER_OF, SPECIAL_DECK, SPECIAL_OF
 from envs.uno_tricks.worlds import sample_worlds, split_points
+from tests.test_tricks_engine import scramble_hidden
 from tests.test_tricks_policies import team_match
 
 RULES = [TricksRules(), TricksRules(exchange_returns="two")]
@@ -139,30 +140,12 @@ def test_the_points_piles_split_adds_up_to_each_teams_points():
         split_points(out[:1], np.array([4]))
 
 
-def reshuffled_hidden(pos: dict, rng: np.random.Generator) -> dict:
-    """The same position with the cards the player to act cannot see dealt again: the other
-    hands' number cards and specials (same sizes) and the order of both piles."""
-    me = pos["current_player"]
-    others = [p for p in range(4) if p != me]
-    new = {**pos}
-    for key, pile in (("hands", "number_pile"), ("specials", "special_pile")):
-        hidden = [c for p in others for c in pos[key][p]] + list(pos[pile])
-        rng.shuffle(hidden)
-        new[key] = [list(h) for h in pos[key]]
-        at = 0
-        for p in others:
-            new[key][p] = hidden[at : at + len(pos[key][p])]
-            at += len(pos[key][p])
-        new[pile] = hidden[at:]
-    return new
-
-
 def test_decisions_do_not_depend_on_unseen_cards():
     rules = TricksRules()
     positions = []
     for eng in random_positions(rules, steps=(1, 13, 30), seed=4, games=24):
         positions += [eng.position(i) for i in range(eng.num_games)]
-    twins = [reshuffled_hidden(p, np.random.default_rng(k)) for k, p in enumerate(positions)]
+    twins = [scramble_hidden(p, p["current_player"], np.random.default_rng(k)) for k, p in enumerate(positions)]
     assert sum(p["hands"] != q["hands"] for p, q in zip(positions, twins, strict=True)) > len(positions) // 2
     a = TricksEngine.from_positions(positions, rules, auto_reset=False)
     b = TricksEngine.from_positions(twins, rules, auto_reset=False)
@@ -227,3 +210,51 @@ def test_the_result_is_the_observers_team_reward(reward):
         margin = eng.points[:, 1] - eng.points[:, 0]  # team B's
         assert (np.abs(values[mask] - np.repeat(margin * 0.01, 3)) <= 0.01 * 2 * (9 + 9)).all()
         assert (values[0, mask[0]] > 0).all() and (values[1, mask[1]] < 0).all()
+
+
+def forced_table(seat1_specials: list[str]) -> dict:
+    """Seat 1 led a 5, seat 2 laid a 7, seat 3 had only 5s and 7s and laid a 5 as a forced
+    duplicate; seat 0 is to lay. The other number cards are in the pile."""
+    hands = [["R1", "R2", "R3"], ["R4", "R6"], ["R8", "R9"], ["B5", "B7"]]
+    table = [None, {"card": "R5", "specials": seat1_specials}, {"card": "G7"}, {"card": "Y5", "forced": True}]
+    pile = [TYPE_NAMES[t] for t in NUMBER_DECK]
+    for card in [c for h in hands for c in h] + ["R5", "G7", "Y5"]:
+        pile.remove(card)
+    specials = [TYPE_NAMES[t] for t in SPECIAL_DECK]
+    for card in seat1_specials:
+        specials.remove(card)
+    return {
+        "hands": hands,
+        "specials": [[], [], [], []],
+        "number_pile": pile,
+        "special_pile": specials,
+        "table": table,
+        "leader": 1,
+        "current_player": 0,
+        "phase": "lay",
+    }
+
+
+def test_a_forced_duplicates_seat_is_dealt_only_numbers_laid_before_it_uniformly():
+    """Seat 3's two cards are drawn among the 13 unseen 5s and 7s (6 and 7 of them), every such
+    pair equally likely; the other seats and the pile share the rest as before."""
+    from envs.uno_tricks import decode
+    from envs.uno_tricks.worlds import allowed_numbers
+
+    rules = TricksRules()
+    eng = TricksEngine.from_positions([forced_table([])], rules, auto_reset=False)
+    obs, _ = eng.observe()
+    assert allowed_numbers(decode(obs))[0, 3].nonzero()[0].tolist() == [5, 7]
+    assert allowed_numbers(decode(obs))[0, :3].all()
+    W = 4000
+    worlds, _ = sample_worlds(obs, rules, W, np.random.default_rng(0))
+    held = by_number(worlds.hands[:, 3])[:, :10]
+    assert (held[:, [5, 7]].sum(axis=1) == 2).all()
+    fives = held[:, 5]
+    expected = np.array([21, 42, 15]) / 78  # hypergeometric: 0, 1, 2 of the 6 fives among 13 cards
+    np.testing.assert_allclose(np.bincount(fives, minlength=3) / W, expected, atol=0.025)
+    seat1 = by_number(worlds.hands[:, 1])[:, 5].mean()  # 2 of the 68 other cards: 2 * (6 - 12/13) / 68
+    assert abs(seat1 - 2 * (6 - 12 / 13) / 68) < 0.03
+    # a Reverse on the table may have moved the forced card away from its layer: no restriction
+    reverse = TricksEngine.from_positions([forced_table(["RR"])], rules, auto_reset=False)
+    assert allowed_numbers(decode(reverse.observe()[0])).all()

@@ -338,6 +338,18 @@ def load_position(eng: TricksEngine, j: int, pos: dict[str, Any]) -> None:
                 f"table[{seat}].forced: a card is a forced duplicate exactly when its number ({number}) was "
                 "laid before it this trick"
             )
+        # ... laid only by a hand holding nothing else; only a lone +2/+4 (its exchange) changes
+        # that hand's numbers within the trick (specials stay at their layer's seat)
+        layer = int(eng.table_laid_by[j, seat])
+        layer_kinds = [TYPE_KIND[t] for t in eng.table_specials[j, layer] if t >= 0]
+        exchanged = (layer_kinds.count(KIND_DRAW_TWO) + layer_kinds.count(KIND_WILD_DRAW_FOUR)) == 1
+        held = {int(n) for n in TYPE_NUMBER[hand_counts[layer] > 0] if n >= 0}
+        if eng.table_forced[j, seat] and not exchanged and not held <= seen:
+            raise ValueError(
+                f"hands[{layer}] holds {sorted(held - seen)}, not laid before its forced duplicate "
+                f"(table[{seat}]): a seat lays a forced duplicate only when every number it holds is on the table "
+                "(after a lone +2/+4 the exchange may change that)"
+            )
         seen.add(number)
     # The trick count: ten tricks when hand sizes never change (the hand sizes below keep a
     # live game within them), the observation's bound under the literal rule, where hands

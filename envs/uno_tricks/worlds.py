@@ -19,11 +19,13 @@ table's. The multiset is exact; its *placement* is not the player's full knowled
 observation keeps no history, so cards the player saw go under a pile (specials of earlier
 tricks, the cards of a tied or annulled trick and forced duplicates, cards put back after
 a +2/+4) are dealt as freely as the rest, to the other hands too, and what the other
-players' play revealed of their hands is not used, not even what this trick's table shows:
-a forced duplicate laid without a +2/+4 says its layer held only numbers already laid this
-trick, yet that seat's hand is dealt from all the unseen cards. Worlds are uniform over the
-placements of the unseen cards in the sizes the observation gives, not the posterior given
-the game's history (nor given every inference the observation allows).
+players' play revealed of their hands is not used. One inference from this trick's table is
+(:func:`allowed_numbers`): a forced duplicate laid without a lone +2/+4 says its layer holds only
+numbers already laid this trick, so that seat is dealt only those, when no Reverse is on
+the table (a swap may have moved the card away from its layer, whose seat the observation
+does not keep). Worlds are uniform over the placements of the unseen cards in the sizes
+the observation gives that keep this rule, not the posterior given the game's history
+(nor given every inference the observation allows).
 
 What the observation does not fix, chosen so it cannot change the rest of the game:
 
@@ -45,7 +47,7 @@ import numpy as np
 
 from envs.uno_tricks.engine import TricksEngine
 from envs.uno_tricks.kernel import NUMBER_COPIES, NUMBER_DECK, NUMBER_OF, SPECIAL_COPIES, SPECIAL_DECK, SPECIAL_OF
-from envs.uno_tricks.observation import LAY, decode
+from envs.uno_tricks.observation import LAY, SPECIAL_NAMES, decode
 from envs.uno_tricks.rules import NUM_PLAYERS, TricksRules
 
 #: The deck's cards sorted by number (kind), stably: the colour of each copy in a world.
@@ -104,14 +106,49 @@ def _one_hots(values: np.ndarray, size: int = 10) -> np.ndarray:
     return (values[..., None] == np.arange(size)).astype(np.int64)
 
 
+def allowed_numbers(view: dict[str, np.ndarray]) -> np.ndarray:
+    """``bool [B, 4, 10]``: the numbers each relative seat's hand may hold by this trick's table.
+
+    A player lays a forced duplicate only when every number it holds is already on the table
+    (the rules: ``docs/tricks.md``), and its hand changes within the trick only by a +2/+4
+    exchange (a lone +2 or +4; the pair exchanges nothing). So a seat whose card is a forced
+    duplicate laid without such an exchange holds only
+    numbers laid before it in this trick's turn order (from the leader). When a Reverse is on
+    the table a swap may have moved cards between seats (the forced flag travels with its
+    card), so which seat laid what is not known and every seat may hold every number.
+    """
+    B = view["numbers"].shape[0]
+    allowed = np.ones((B, NUM_PLAYERS, 10), bool)
+    specials = view["table_specials"]  # [B, 4, 5]
+    exchanged = (specials[..., SPECIAL_NAMES.index("+2")] + specials[..., SPECIAL_NAMES.index("+4")]) == 1
+    no_swap = specials[..., SPECIAL_NAMES.index("reverse")].sum(axis=1) == 0
+    laid = view["table_number"] >= 0
+    forced = laid & view["table_forced"].astype(bool) & ~exchanged & no_swap[:, None]
+    turn = (np.arange(NUM_PLAYERS)[None, :] - view["leader"][:, None]) % NUM_PLAYERS  # [B, 4]
+    before = laid[:, None, :] & (turn[:, None, :] < turn[:, :, None])  # [B, seat, other seat]
+    on_table = (before[..., None] & (_one_hots(view["table_number"])[:, None] > 0)).any(axis=2)  # [B, seat, 10]
+    return np.where(forced[..., None], on_table, allowed)
+
+
 def _cards(
-    known: np.ndarray, unseen: np.ndarray, sizes: np.ndarray, worlds: int, rng: np.random.Generator
+    known: np.ndarray,
+    unseen: np.ndarray,
+    sizes: np.ndarray,
+    worlds: int,
+    rng: np.random.Generator,
+    allowed: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every number card (or every special) of every world: ``values, places int64 [N, D]``.
 
     ``known [B, PLACES, K]``: the observation's cards by place; ``unseen [B, K]`` (the rest
     of the deck's ``D`` cards) is shuffled per world and dealt ``sizes[:, k]`` to seat ``k``
-    (1-3), the rest to the pile, which thus is each row's tail, top first.
+    (1-3), the rest to the pile, which thus is each row's tail, top first. ``allowed [B, 4,
+    K]`` (:func:`allowed_numbers`) restricts a seat to some kinds: such a seat is dealt
+    first, its cards drawn uniformly among the unseen cards of its kinds (with keys of their
+    own: reusing the shuffle's would bias the rest), then the rest are shuffled as before. The
+    restricted kinds of one table are nested (numbers laid before a seat), so dealing the
+    narrowest first keeps every deal that honours them equally likely. Without a restriction
+    the deal is the one the shuffle alone gives.
     """
     B, _, K = known.shape
     D = int(known[0].sum() + unseen[0].sum())  # the same in every row: the deck's
@@ -119,12 +156,47 @@ def _cards(
     known_values, known_places, known_len = _listing(known.reshape(B, -1), kinds.ravel(), places.ravel(), D)
     unseen_values, _, _ = _listing(unseen, np.arange(K), np.zeros(K, np.int64), D)
     shuffled = np.repeat(unseen_values, worlds, axis=0)
-    keys = rng.random(shuffled.shape)
-    keys[shuffled < 0] = 2.0  # unused slots last
-    shuffled = np.take_along_axis(shuffled, np.argsort(keys, axis=1), axis=1)
-    ends = np.cumsum(np.repeat(sizes[:, 1:], worlds, axis=0), axis=1)  # [N, 3]
+    N = shuffled.shape[0]
+    rows = np.arange(N)
+    real = shuffled >= 0
+    keys = np.where(real, rng.random(shuffled.shape), np.inf)  # a card's place in the shuffle
+    seat_of = np.zeros(shuffled.shape, np.int64)  # 1-3: dealt to that seat; 0: not yet
+    need = np.repeat(sizes, worlds, axis=0).astype(np.int64)  # [N, 4]
+    if allowed is not None:
+        allowed = np.repeat(allowed, worlds, axis=0)
+        restricted = ~allowed.all(axis=2)
+        restricted[:, 0] = False  # the observer's own hand is known
+        width = np.where(restricted, allowed.sum(axis=2), K + 1)
+        for seat in np.argsort(width[:, 1:], axis=1, kind="stable").T + 1:  # narrowest first, per row
+            active = restricted[rows, seat] & (need[rows, seat] > 0)
+            if not active.any():
+                continue
+            eligible = real & (seat_of == 0) & allowed[rows[:, None], seat[:, None], np.maximum(shuffled, 0)]
+            eligible &= active[:, None]
+            # fresh keys: the shuffle's would leave the cards not chosen here with larger keys
+            ranked = np.where(eligible, rng.random(shuffled.shape), np.inf)
+            cut = np.sort(ranked, axis=1)[rows, np.maximum(need[rows, seat] - 1, 0)]
+            chosen = eligible & (ranked <= cut[:, None])
+            if (chosen.sum(axis=1) != np.where(active, need[rows, seat], 0)).any():
+                raise ValueError(
+                    "a forced duplicate's seat holds more number cards than the unseen cards of the numbers "
+                    "laid before it this trick (a seat lays a forced duplicate only when it holds nothing else)"
+                )
+            seat_of[chosen] = np.broadcast_to(seat[:, None], chosen.shape)[chosen]
+            need[rows[active], seat[active]] = 0
+    # The rest in shuffle order: to the unrestricted seats in seat order, then the pile.
+    free = real & (seat_of == 0)
+    order = np.argsort(np.where(free, keys, np.inf), axis=1, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.broadcast_to(np.arange(D), order.shape), axis=1)
+    ends = np.cumsum(need[:, 1:], axis=1)  # [N, 3]
+    dealt = 1 + (rank[:, :, None] >= ends[:, None, :]).sum(axis=2)  # seat 1-3, or 4: the pile
+    places_of = np.where(free, dealt, seat_of)
+    # Each row lists the hands' cards, then the pile's, each in shuffle order: the pile is the tail.
+    by = np.argsort(np.where(real, places_of + np.where(real, keys, 0.0), np.inf), axis=1, kind="stable")
+    shuffled = np.take_along_axis(shuffled, by, axis=1)
+    dealt_places = np.take_along_axis(places_of, by, axis=1)
     position = np.arange(D)
-    dealt_places = 1 + (position[None, :, None] >= ends[:, None, :]).sum(axis=2)  # seat 1-3, or 4: the pile
     start = np.repeat(known_len, worlds)[:, None]
     from_known = position[None, :] < start
     at = np.maximum(position[None, :] - start, 0)
@@ -216,7 +288,7 @@ def sample_worlds(
     known[:, POINTS], known[:, POINTS + 1] = own_out, view["numbers_out"] - own_out
     known[:, TABLE : TABLE + NUM_PLAYERS] = _one_hots(view["table_number"])
     known[:, ADDED : ADDED + NUM_PLAYERS] = _one_hots(view["table_added"])
-    values, places = _cards(known, numbers, sizes, worlds, rng)
+    values, places = _cards(known, numbers, sizes, worlds, rng, allowed_numbers(view))
     number_types = _colour(values, _NUMBER_TYPES)
     known_specials = np.zeros((B, PLACES, 5), np.int64)
     known_specials[:, 0] = view["specials"]
