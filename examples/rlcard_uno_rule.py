@@ -15,10 +15,12 @@ agent decides one game at a time, so the adapter loops over the batch; the lab's
 tournament in ``rlcard_uno_rule.yaml`` checks that the two play alike.
 
 RLCard's game lacks some decisions of these rules; the adapter answers them as the port
-documents: it accepts every Wild Draw Four and declares UNO (RLCard has neither call),
-plays a playable drawn card (RLCard plays it at once), names the colour held most for a
-starting Wild, and offers ``draw`` and the Wild Draw Four only where RLCard allows them
-(draw when nothing plays; a Wild Draw Four when no other card, not even a Wild, does).
+documents: it accepts every Wild Draw Four (or stacks its own on it where the house rule
+lets it, as it plays one whenever nothing else plays) and declares UNO (RLCard has neither
+call), plays a playable drawn card (RLCard plays it at once), names the colour held most
+for a starting Wild, swaps hands with a random seat after a 7 (``seven_zero``), and offers
+``draw`` and the Wild Draw Four only where RLCard allows them (draw when nothing plays; a
+Wild Draw Four when no other card, not even a Wild, does).
 """
 
 from __future__ import annotations
@@ -80,13 +82,17 @@ class RLCardUnoRule:
         return actions
 
     def _decide(self, hand: np.ndarray, legal: np.ndarray) -> int:
-        for call in (A.ACCEPT, A.UNO):  # RLCard has no challenge and no UNO call
-            if legal[call]:
-                return call
+        plays = np.flatnonzero(legal[: A.NUM_PLAY_ACTIONS])
+        if legal[A.UNO]:  # RLCard has no UNO call and no challenge
+            return A.UNO
+        if legal[A.ACCEPT] and not plays.size:  # (stack_wild_draw_four: the Wild Draw Four plays)
+            return A.ACCEPT
+        swaps = np.flatnonzero(legal[A.SWAP :])
+        if swaps.size:  # seven_zero, which RLCard lacks: a random seat, as the port does
+            return A.SWAP + int(np.random.choice(swaps))  # noqa: NPY002 (the adapter's own stream, set in __call__)
         if legal[A.CHOOSE_COLOUR : A.CHOOSE_COLOUR + 4].any():  # a starting Wild: the colour held most
             held = [hand[[t for t in range(NUM_CARD_TYPES) if TYPE_COLOUR[t] == c]].sum() for c in range(4)]
             return A.CHOOSE_COLOUR + int(np.argmax(held))
-        plays = np.flatnonzero(legal[: A.NUM_PLAY_ACTIONS])
         if not plays.size:  # only draw (or pass) is left
             return A.DRAW if legal[A.DRAW] else A.PASS
         cards = A.ACTION_CARD[plays]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents.registry import check_spec, make_policy, spec_label
-from envs.uno import UnoEngine
+from envs.uno import UnoEngine, UnoRules
 from tabletop.session import opponent_spec
 
 NAME = "tests.test_outside_policy:LastLegal"
@@ -88,13 +88,15 @@ def test_rlcards_own_rule_agent_plays_like_the_labs_port():
     pytest.importorskip("rlcard")
     from examples.rlcard_uno_rule import RLCardUnoRule
 
-    eng = UnoEngine(64, 2, None, seed=3)
-    obs, mask = eng.reset()
-    a, b = RLCardUnoRule(seed=5), RLCardUnoRule(seed=5)
-    for _ in range(200):
-        actions = a(obs, mask)
-        assert (actions == b(obs, mask)).all() and mask[np.arange(64), actions].all()  # seeded, legal
-        obs, mask, _, _ = eng.step(actions)
+    house = {"seven_zero": True, "stack_wild_draw_four": True, "stacking": True, "must_play_drawn": False}
+    for players, rules in ((2, None), (4, UnoRules(**house))):  # house rules: legal answers too (a swap was not)
+        eng = UnoEngine(64, players, rules, seed=3)
+        obs, mask = eng.reset()
+        a, b = RLCardUnoRule(seed=5), RLCardUnoRule(seed=5)
+        for _ in range(200):
+            actions = a(obs, mask)
+            assert (actions == b(obs, mask)).all() and mask[np.arange(64), actions].all()  # seeded, legal
+            obs, mask, _, _ = eng.step(actions)
     args = ["--config", "examples/rlcard_uno_rule.yaml", "games=6000", "--no-files"]
     proc = subprocess.run([sys.executable, "evaluate.py", *args], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
