@@ -299,6 +299,7 @@ def check_command(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any] | 
     data and the files an ``--overwrite`` removes."""
     from agents.learned import check_game, load_checkpoint
     from agents.ppo import PPOTrainer
+    from agents.run_lock import check_free
 
     resume = None
     if args.resume is not None:
@@ -319,6 +320,7 @@ def check_command(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any] | 
 
         import_ray()  # not installed: a RuntimeError with the install line
     stale = plan_run_files(cfg, args.resume, overwrite=args.overwrite)
+    check_free(run_files(cfg)[0])  # (taken for good later; Ray's actors start before that)
     trainer = PPOTrainer(cfg)
     if resume is not None:
         trainer.load_state_dict(resume, str(args.resume))

@@ -49,6 +49,16 @@ def take_lock(run_dir: Path) -> Path:
     raise ValueError(held_message(path, lock_holder(path)))
 
 
+def check_free(run_dir: str | Path) -> None:
+    """Refuse a folder a live trainer holds before anything starts (``ValueError``): a Ray
+    run would otherwise start its actors first. :func:`take_lock` decides for good."""
+    path = Path(run_dir) / LOCK
+    if path.exists():
+        holder = lock_holder(path)
+        if holder is None or holder_alive(*holder):
+            raise ValueError(held_message(path, holder))
+
+
 def lock_holder(path: Path) -> tuple[int, str, str] | None:
     """The ``(pid, host, start)`` a lock file names (``start``: the process's start time, "" in
     an older lock), or None (gone, being written, or not a lock)."""

@@ -465,6 +465,15 @@ def test_a_second_trainer_of_a_run_folder_is_refused_while_the_first_holds_it(
         )
         assert "wait for it to end, or name another run with run_name=..." in err
         assert snapshot(tmp_path) == before
+        pytest.importorskip("ray")
+        import tournament.ray_backend
+
+        def no_ray(address):  # the lock is checked before Ray (and its actors) start
+            raise AssertionError("Ray started for a run folder another trainer holds")
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(tournament.ray_backend, "connect", no_ray)
+            assert "is in use by another trainer" in refused(capsys, f"log_dir={tmp_path}", "run_name=r", "backend=ray")
     assert not lock.exists()
     assert train(f"log_dir={tmp_path}", "run_name=r") == 0  # free again
     assert not (tmp_path / "r" / "lock").exists()
