@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
@@ -89,15 +90,24 @@ def opponent_policies(game: ModuleType, opponent: Any, others: int, rules: Any =
     seat first; at the trick game's table the second is the partner): one policy (or spec) for
     all of them, or a list of ``others``. The single-seat and the vector envs read it alike."""
     if callable(opponent) or isinstance(opponent, (str, Mapping)):
-        return [opponent_policy(game, opponent, rules)] * others
-    if not isinstance(opponent, (list, tuple)):
+        policies = [opponent_policy(game, opponent, rules)] * others
+        given = [opponent]
+    elif not isinstance(opponent, (list, tuple)):
         raise ValueError(
             f"opponent: a batched policy, a policy spec, or a list of {others} (one per seat after the "
             f"learner's), got {opponent!r}"
         )
-    if len(opponent) != others:
+    elif len(opponent) != others:
         raise ValueError(f"opponent: one policy, or {others} (one per seat after the learner's); got {len(opponent)}")
-    return [opponent_policy(game, p, rules) for p in opponent]
+    else:
+        policies, given = [opponent_policy(game, p, rules) for p in opponent], list(opponent)
+    specs = [p for p in given if isinstance(p, (str, Mapping))]
+    if specs:  # a checkpoint fitted to another table plays, but the user is told, as evaluate.py tells
+        from agents.registry import table_notes
+
+        for note in table_notes(game.Engine.game, specs, {} if rules is None else rules.to_dict(), others + 1):
+            warnings.warn(f"opponent {note}: it plays a table it was not trained for", UserWarning, stacklevel=3)
+    return policies
 
 
 def action_id(action: Any, num_actions: int, who: str) -> int:

@@ -324,6 +324,23 @@ def test_opponents_and_the_search_rollout_play_the_tables_rules():
     assert make_policy("uno", {"name": "search"}, rules={"seven_zero": True}).rollout.seven_zero
 
 
+def test_an_opponent_checkpoint_of_another_table_size_is_noted():
+    """As evaluate.py notes it: a 2-player agent at a 4-player table plays, and the user is told."""
+    import warnings
+
+    two = {"name": "agent", "checkpoint": "models/uno_2p_ppo.pt"}
+    with pytest.warns(
+        UserWarning, match=r"opponent uno_2p_ppo: models/uno_2p_ppo.pt was fitted under 2 players \(this"
+    ):
+        uno_v0.vector_env(2, opponent=two, num_players=4)
+    with pytest.warns(UserWarning, match="fitted under 2 players"):
+        uno_v0.gym_env(opponent=["heuristic", two, "heuristic"], num_players=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        uno_v0.vector_env(2, opponent=two, num_players=2)  # its own table: nothing to say
+        uno_v0.vector_env(2, opponent="heuristic", num_players=4)
+
+
 def test_max_episode_steps_truncates_games_that_never_end_and_deals_them_again():
     """Drawing and keeping under draw_anytime never ends a game against a drawing opponent:
     the limit cuts it at the learner's 5th decision, reports truncated (not terminated) with
