@@ -116,10 +116,12 @@ class SeededPolicy:
         """The legal action of highest score in each row (ties at random); scores differ by >= 1 to matter."""
         mask = as_masks(mask)
         total = np.asarray(scores, np.float32) + self.tie_break(mask.shape)
-        lowest = total.min(initial=np.inf)  # inf for an empty batch
-        if np.isfinite(lowest) and np.isfinite(total.max(initial=0.0)):
+        lowest = total.min(axis=1, keepdims=True, initial=np.inf)
+        if np.isfinite(lowest).all() and np.isfinite(total.max(initial=0.0)):
             # Shift every score to >= 1 and zero the illegal ones: plain arithmetic, several
-            # times faster than assigning -inf through the (irregular) boolean mask.
+            # times faster than assigning -inf through the (irregular) boolean mask. Each row
+            # by its own lowest: a shift by the batch's would round one row's close scores by
+            # another row's range, and a decision would depend on the rest of the batch.
             total -= lowest - np.float32(1.0)
             total *= mask
         else:

@@ -26,3 +26,16 @@ def test_random_policy_refuses_a_row_without_legal_action():
         RandomPolicy(0)(None, mask)
     with pytest.raises(ValueError, match="masks must be"):
         RandomPolicy(0)(None, np.ones(70, bool))
+
+
+def test_a_scripted_choice_depends_on_its_own_row_only():
+    """Scores are shifted row by row before the arg-max: by the batch's lowest, a row of very
+    low scores rounded another row's tie-break away (float32) and changed its choice."""
+    from agents.policy import SeededPolicy
+
+    row = np.array([[3.0, 3.0, 3.0, 0.0]], np.float32)  # a three-way tie, broken at random
+    far = np.full((1, 4), -3e7, np.float32)  # another game's scores, far below
+    mask = np.array([[True, True, True, False]])
+    alone = [SeededPolicy(seed=s).choose(row, mask)[0] for s in range(40)]
+    batched = [SeededPolicy(seed=s).choose(np.vstack([row, far]), np.vstack([mask, mask]))[0] for s in range(40)]
+    assert alone == batched and len(set(alone)) == 3
