@@ -81,6 +81,13 @@ def drawing_by_row(policy: SeededPolicy, seeds: np.ndarray) -> Iterator[None]:
         policy.rng = own
 
 
+def _shift_to_one(scores: np.ndarray, mask: np.ndarray) -> None:
+    """In place: each row's finite scores less its lowest, plus 1, and 0 where ``mask`` is off."""
+    scores -= scores.min(axis=1, keepdims=True, initial=np.inf)
+    scores += np.float32(1.0)
+    scores *= mask
+
+
 class SeededPolicy:
     """Base of the scripted policies: a seeded generator, and a batched arg-max over legal actions.
 
@@ -116,16 +123,20 @@ class SeededPolicy:
         """The legal action of highest score in each row (ties at random); scores differ by >= 1 to matter."""
         mask = as_masks(mask)
         total = np.asarray(scores, np.float32) + self.tie_break(mask.shape)
-        lowest = total.min(axis=1, keepdims=True, initial=np.inf)
-        if np.isfinite(lowest).all() and np.isfinite(total.max(initial=0.0)):
-            # Shift every score to >= 1 and zero the illegal ones: plain arithmetic, several
-            # times faster than assigning -inf through the (irregular) boolean mask. Each row
-            # by its own lowest: a shift by the batch's would round one row's close scores by
-            # another row's range, and a decision would depend on the rest of the batch.
-            total -= lowest - np.float32(1.0)
-            total *= mask
+        # Shift each row's scores to >= 1 and zero the illegal ones: plain arithmetic, several
+        # times faster than assigning -inf through the (irregular) boolean mask. Row by row
+        # (its own lowest; -inf for the illegal actions of a row holding a non-finite score): a
+        # shift by the batch's would round one row's close scores by another row's range, and a
+        # decision would depend on the rest of the batch. ``- lowest`` then ``+ 1`` keeps every
+        # legal score >= 1 exactly, whatever the scores' magnitude.
+        finite = np.isfinite(total).all(axis=1)
+        if finite.all():
+            _shift_to_one(total, mask)
         else:
-            total[~mask] = -np.inf
+            part, odd = total[finite], total[~finite]
+            _shift_to_one(part, mask[finite])
+            odd[~mask[~finite]] = -np.inf
+            total[finite], total[~finite] = part, odd
         return check_chosen(mask, total.argmax(axis=1))
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -39,3 +39,8 @@ def test_a_scripted_choice_depends_on_its_own_row_only():
     alone = [SeededPolicy(seed=s).choose(row, mask)[0] for s in range(40)]
     batched = [SeededPolicy(seed=s).choose(np.vstack([row, far]), np.vstack([mask, mask]))[0] for s in range(40)]
     assert alone == batched and len(set(alone)) == 3
+    odd = np.array([[-np.inf, 0, 0, 0]], np.float32)  # a row with a non-finite score takes another path
+    with_odd = [SeededPolicy(seed=s).choose(np.vstack([row, odd]), np.vstack([mask, mask]))[0] for s in range(40)]
+    assert with_odd == alone
+    huge = SeededPolicy(seed=0).choose(np.array([[-3e7, -3e7, -3e7, -3e7]], np.float32), mask)  # rounding
+    assert mask[0, huge[0]]
