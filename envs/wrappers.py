@@ -103,10 +103,11 @@ def opponent_policies(game: ModuleType, opponent: Any, others: int, rules: Any =
         policies, given = [opponent_policy(game, p, rules) for p in opponent], list(opponent)
     specs = [p for p in given if isinstance(p, (str, Mapping))]
     if specs:  # a checkpoint fitted to another table plays, but the user is told, as evaluate.py tells
+        # (stacklevel: the line that called the game's gym_env / vector_env)
         from agents.registry import table_notes
 
         for note in table_notes(game.Engine.game, specs, {} if rules is None else rules.to_dict(), others + 1):
-            warnings.warn(f"opponent {note}: it plays a table it was not trained for", UserWarning, stacklevel=3)
+            warnings.warn(f"opponent {note}: it plays a table it was not trained for", UserWarning, stacklevel=4)
     return policies
 
 

@@ -258,3 +258,11 @@ def test_a_forced_duplicates_seat_is_dealt_only_numbers_laid_before_it_uniformly
     # a Reverse on the table may have moved the forced card away from its layer: no restriction
     reverse = TricksEngine.from_positions([forced_table(["RR"])], rules, auto_reset=False)
     assert allowed_numbers(decode(reverse.observe()[0])).all()
+    # the forced seat's own lone +2 exchanged cards: no restriction; the +2/+4 pair exchanges none
+    for specials, restricted in ((["R+2"], False), (["R+2", "W+4"], True), (["W"], True)):
+        pos = forced_table([])
+        pos["table"][3]["specials"] = specials
+        for card in specials:
+            pos["special_pile"].remove(card)
+        view = decode(TricksEngine.from_positions([pos], rules, auto_reset=False).observe()[0])
+        assert (~allowed_numbers(view)[0, 3]).any() == restricted, specials
