@@ -193,7 +193,7 @@ def _cards(
     dealt = 1 + (rank[:, :, None] >= ends[:, None, :]).sum(axis=2)  # seat 1-3, or 4: the pile
     places_of = np.where(free, dealt, seat_of)
     # Each row lists the hands' cards, then the pile's, each in shuffle order: the pile is the tail.
-    by = np.argsort(np.where(real, places_of + np.where(real, keys, 0.0), np.inf), axis=1, kind="stable")
+    by = np.lexsort((keys, np.where(real, places_of, PILE + 1)), axis=1)  # by place, then key
     shuffled = np.take_along_axis(shuffled, by, axis=1)
     dealt_places = np.take_along_axis(places_of, by, axis=1)
     position = np.arange(D)
