@@ -14,6 +14,24 @@ cards are dealt by it instead of evenly (:func:`_deal_expected`), the voids stil
 Everything the observation fixes is copied; nothing else is read, so two games that look
 the same to the player give the same worlds for the same random generator.
 
+Known shortfalls of the voids and the reveal (a review on 2026-12-07, measured in heuristic
+play; not fixed yet, since every search figure in the docs would move with them):
+
+* the bound ignores wilds: a seat seen without a colour held no wild either (a wild always
+  plays), so its cards of that colour *and* its wilds number at most ``void_draws``; the
+  worlds cap the colour alone, and 16% (2 players) to 26% (4 players) of the worlds with a
+  void break the tighter bound, which the true hands never do;
+* the swaps are a repair, not a draw from the worlds that honour the bound: an excess card
+  takes the place of the first pile card the seat may hold and the pile is not shuffled
+  again, so the void colour gathers on top of the draw pile (its top card is of that colour
+  0.61 of the time where the colour is 0.22 of the pile); the card moved out is the highest
+  type of the colour held; and cutting a hand back to the cap piles the worlds up at the
+  cap instead of weighing the hands under it (at a limit of 1 the worlds hold 0.52 cards of
+  the void colour on average, the true hands 0.03-0.04, the rest of that gap from
+  ``void_draws`` itself, which still counts a drawn card everyone saw was not playable);
+* after an innocent verdict the shown cards stay pinned to their player, who may have played
+  one since and drawn back to the same hand size (1 reveal in 20 to 30).
+
 Seats of a world: the observer sits at seat 0 and relative slot ``k`` of its observation
 (``k`` players on in the direction of play) at seat ``direction * k mod n``. The discard
 pile keeps its cards in type order under its top card (only its contents are seen; the
