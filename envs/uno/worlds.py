@@ -27,7 +27,7 @@ play; not fixed yet, since every search figure in the docs would move with them)
   0.61 of the time where the colour is 0.22 of the pile); the card moved out is the highest
   type of the colour held; and cutting a hand back to the cap piles the worlds up at the
   cap instead of weighing the hands under it (at a limit of 1 the worlds hold 0.52 cards of
-  the void colour on average, the true hands 0.03-0.04, the rest of that gap from
+  the void colour on average, the true hands 0.026-0.042, the rest of that gap from
   ``void_draws`` itself, which still counts a drawn card everyone saw was not playable);
 * after an innocent verdict the shown cards stay pinned to their player, who may have played
   one since and drawn back to the same hand size (1 reveal in 20 to 30).
