@@ -155,8 +155,9 @@ every deal; the trick game team against team). How the search works: `agents/sea
 the worlds it plays in: `envs/uno/worlds.py`, `envs/uno_tricks/worlds.py`. Speed: searched
 decisions per second on one core (decisions with a single legal action cost nothing and
 are not counted), median of 3 runs on positions from heuristic self-play. On a shared machine
-they vary from one run of this command to the next, by more than twofold at batch 1 (rows
-whose code did not change have moved that much): compare the rows of one run, not runs.
+they vary from one run of this command to the next, up to about twofold at batch 1 (rows
+whose code did not change moved 1.9-fold between two runs one evening): compare the rows of
+one run, not runs.
 
 ## Classic UNO, 2 players, against `heuristic`
 
