@@ -156,7 +156,7 @@ the worlds it plays in: `envs/uno/worlds.py`, `envs/uno_tricks/worlds.py`. Speed
 decisions per second on one core (decisions with a single legal action cost nothing and
 are not counted), median of 3 runs on positions from heuristic self-play. On a shared machine
 they vary from one run of this command to the next, up to about twofold at batch 1 (rows
-whose code did not change moved 1.9-fold between two runs one evening): compare the rows of
+whose code did not change moved up to 1.6-fold between two runs one evening): compare the rows of
 one run, not runs.
 
 ## Classic UNO, 2 players, against `heuristic`
