@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envs.cards import DECK_SIZE, NUM_CARD_TYPES, TYPE_COPIES
+from envs.cards import DECK_SIZE, NUM_CARD_TYPES, TYPE_COLOUR, TYPE_COPIES
 from envs.uno import NUM_ACTIONS, UnoEngine, UnoRules
 from envs.uno.observation import COLOUR, OVER, observation_bounds
 from tests.play_helpers import play, random_actions
@@ -50,6 +50,13 @@ def check_invariants(eng: UnoEngine, mask: np.ndarray) -> None:
     assert (eng.top == eng.discard[np.arange(eng.num_games), eng.discard_len - 1]).all()
     assert ((eng.colour >= 0) | (eng.phase == COLOUR)).all()
     assert mask.shape == (eng.num_games, NUM_ACTIONS) and mask.any(axis=1).all(), "a state without legal action"
+    # the public history is true: a player seen without a colour holds no more of it and of
+    # the wilds together than the unseen cards it took since (the bound the search worlds keep)
+    wilds = hands[:, :, TYPE_COLOUR < 0].sum(axis=2)
+    for colour in range(4):
+        held = hands[:, :, TYPE_COLOUR == colour].sum(axis=2) + wilds
+        seen = eng.void_draws[:, :, colour] >= 0
+        assert (held[seen] <= eng.void_draws[:, :, colour][seen]).all(), "a void's bound broken"
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 7, 10])

@@ -6,31 +6,29 @@ other hands or the order of the draw pile. :func:`sample_worlds` turns a batch o
 observations into an engine of ``worlds`` complete games per observation: the *unseen*
 cards (the deck less the own hand, the discard pile and a revealed hand) are shuffled and
 dealt to the other players in their hand sizes, the rest form the draw pile in random
-order; a player seen without a colour (the public history, ``void_draws``) gets no more
-cards of it than the unseen cards it took since (excess ones are swapped with the pile's, or
-with another hand's where the pile has none that fits). Given a
+order; a player seen without a colour (the public history, ``void_draws``) held no card of it
+and no wild when it drew (a wild always plays), so it holds no more cards of that colour and
+wilds together than the unseen cards it took since. The worlds are drawn from the deals
+that keep every such bound, each as likely (:func:`_draw_under_voids`: a Markov chain of
+swaps, tested against dealing at random and keeping the deals within the bounds). Given a
 *belief* (where the observer expects each unseen card type: :mod:`agents.belief`), the
-cards are dealt by it instead of evenly (:func:`_deal_expected`), the voids still honoured.
+cards are dealt by it instead of evenly (:func:`_deal_expected`), dealt again where a void
+breaks (and by the chain, weighed by the belief, where 16 deals all break one).
 Everything the observation fixes is copied; nothing else is read, so two games that look
 the same to the player give the same worlds for the same random generator.
 
-Known shortfalls of the voids and the reveal (a review on 2026-12-07, measured in heuristic
-play; not fixed yet, since every search figure in the docs would move with them):
+Known shortfalls (a review on 2026-12-07, measured in heuristic play):
 
-* the bound ignores wilds: a seat seen without a colour held no wild either (a wild always
-  plays), so its cards of that colour *and* its wilds number at most ``void_draws``; the
-  worlds cap the colour alone, and 16% (2 players) to 26% (4 players) of the worlds with a
-  void break the tighter bound, which the true hands never do;
-* the swaps are a repair, not a draw from the worlds that honour the bound: an excess card
-  takes the place of the first pile card the seat may hold and the pile is not shuffled
-  again, so the void colour gathers on top of the draw pile (its top card is of that colour
-  0.61 of the time where the colour is 0.22 of the pile); the card moved out is the highest
-  type of the colour held; and cutting a hand back to the cap piles the worlds up at the
-  cap instead of weighing the hands under it (at a limit of 1 the worlds hold 0.52 cards of
-  the void colour on average, the true hands 0.026-0.042, the rest of that gap from
-  ``void_draws`` itself, which still counts a drawn card everyone saw was not playable);
+* ``void_draws`` (:mod:`envs.uno.kernel`) still counts an ordinary drawn card that the
+  player did not play, where the rules may show it could not be played; the bound is then
+  looser than it could be (never wrong). Changing it changes the observation.
 * after an innocent verdict the shown cards stay pinned to their player, who may have played
   one since and drawn back to the same hand size (1 reveal in 20 to 30).
+
+The voids' bound counted the colour alone, and an excess card was swapped onto the top of
+the draw pile, until 2026-12-08: 16% (2 players) to 26% (4 players) of the worlds with a
+void broke the bound with wilds, and the top card was of the void colour 0.61 of the time
+where the colour was 0.22 of the pile.
 
 Seats of a world: the observer sits at seat 0 and relative slot ``k`` of its observation
 (``k`` players on in the direction of play) at seat ``direction * k mod n``. The discard
@@ -47,6 +45,7 @@ import numpy as np
 from numba import njit
 
 from envs.cards import DECK, DECK_SIZE, NUM_CARD_TYPES, NUM_COLOURS
+from envs.rng import random_uniform_one
 from envs.uno import kernel
 from envs.uno.engine import UnoEngine
 from envs.uno.observation import CHALLENGE, UNO, decode
@@ -89,133 +88,259 @@ def _guilt(hands: np.ndarray, bluffer: np.ndarray, colour: np.ndarray, out: np.n
             out[g] = kernel.holds_colour(hands[g, bluffer[g]], colour[g])
 
 
-#: Random numbers per world for the swaps between hands (:func:`_allowed_swap`), used in turn
-#: (a world needing more swaps than this, which takes a long run of draws, reuses them).
-SWAP_DRAWS = 8
+#: Swap proposals per card of the constrained hands after a world honours every void
+#: (:func:`_draw_under_voids`); enough, in tests against rejection sampling, for the hands'
+#: colour counts to forget the deal they started from.
+MIX_SWEEPS = 24
+
+#: Deals again of a belief's world that breaks a void, before the chain takes over from it:
+#: the belief's own law, conditioned on the bounds, where one of them keeps every bound.
+BELIEF_TRIES = 16
+
+#: A card's category for the voids: its colour (0-3), or 4 for a wild.
+_CATEGORY = np.where(kernel._COLOUR_OF < 0, NUM_COLOURS, kernel._COLOUR_OF).astype(np.int64)
 
 
 @njit(cache=True)
-def _respect_voids(hands, draw_pile, pile_size, limit, pinned_seat, pinned, swap_u) -> None:
-    """Public history in the worlds: a seat seen without colour ``c`` holds at most
-    ``limit[g, p, c]`` cards of it (``void_draws``, -1: no limit). Excess cards are swapped
-    for the first cards of the (shuffled) draw pile the seat may hold; where the pile has
-    none, with a card of another seat's hand that may take the excess card in exchange
-    (:func:`_allowed_swap`, drawn with ``swap_u[g]``); where no seat has one either, the hand
-    is left as dealt. Seat 0 (the observer) is known; of a revealed hand (seat
-    ``pinned_seat[g]``) only the cards dealt beyond the pinned ones (``pinned[g]``) move."""
-    for g in range(hands.shape[0]):
-        swaps = 0
-        for p in range(1, hands.shape[1]):
+def _excess(count, limit) -> int:
+    """Cards beyond a seat's void bounds: for each colour ``c`` it was seen without
+    (``limit[c] >= 0``), its cards of ``c`` plus its wilds beyond ``limit[c]`` (a wild always
+    plays, so it held none either when it drew, and took any it holds since)."""
+    over = 0
+    for c in range(NUM_COLOURS):
+        if limit[c] >= 0:
+            over += max(0, count[c] + count[NUM_COLOURS] - limit[c])
+    return over
+
+
+@njit(cache=True)
+def _swap_change(count, limit, n, ha, hb, ca, cb) -> int:
+    """Change of the holders' total excess if holder ``ha`` gives a card of category ``ca``
+    for holder ``hb``'s card of category ``cb`` (holder ``n``, the pile, has no bound)."""
+    before = after = 0
+    if ha < n:
+        before += _excess(count[ha], limit[ha])
+        count[ha, ca] -= 1
+        count[ha, cb] += 1
+        after += _excess(count[ha], limit[ha])
+        count[ha, cb] -= 1
+        count[ha, ca] += 1
+    if hb < n:
+        before += _excess(count[hb], limit[hb])
+        count[hb, cb] -= 1
+        count[hb, ca] += 1
+        after += _excess(count[hb], limit[hb])
+        count[hb, ca] -= 1
+        count[hb, cb] += 1
+    return after - before
+
+
+@njit(cache=True)
+def _deal_again(card, holder, S, count, bounds, weights, seeds, counter, g) -> int:
+    """A belief's world that breaks a void dealt again by the belief (:func:`_deal_expected_one`)
+    until one keeps every bound, at most ``BELIEF_TRIES`` times: the belief's own law
+    conditioned on the bounds. Slots and counts as in :func:`_draw_under_voids`, which
+    shuffles the pile after; returns the excess left (0: a deal within the bounds)."""
+    n = count.shape[0] - 1
+    to_deal = np.zeros(n, np.int64)
+    for s in range(S):
+        if holder[s] < n:
+            to_deal[holder[s]] += 1
+    cards = np.full(DECK_SIZE, -1, np.int64)
+    owner = np.empty(DECK_SIZE, np.int64)
+    uniforms = np.empty(DECK_SIZE)
+    over = 1
+    for _ in range(BELIEF_TRIES):
+        for s in range(S):  # the hands' counts less their dealt cards: the pinned ones
+            if holder[s] < n:
+                count[holder[s], _CATEGORY[card[s]]] -= 1
+        cards[:S] = card[:S]
+        owner[:] = n
+        for j in range(DECK_SIZE):
+            uniforms[j] = random_uniform_one(seeds, counter, g)
+        _deal_expected_one(cards, weights, to_deal, uniforms, owner)
+        k = 0  # the slots are seat 1's, seat 2's, ..., then the pile's
+        for h in range(1, n + 1):
+            for j in range(S):
+                if owner[j] == h:
+                    card[k] = cards[j]
+                    k += 1
+        for s in range(S):
+            if holder[s] < n:
+                count[holder[s], _CATEGORY[card[s]]] += 1
+        over = 0
+        for p in range(1, n):
+            over += _excess(count[p], bounds[p])
+        if over == 0:
+            break
+    return over
+
+
+@njit(cache=True)
+def _draw_under_voids(hands, draw_pile, pile_size, limit, pinned_seat, pinned, weights, seeds) -> None:
+    """Public history in the worlds: each world with a void is drawn again from the deals
+    that honour every bound (:func:`_excess`), by a Markov chain on its dealt cards.
+
+    The cards dealt to other seats and the draw pile are slots; seat 0 (the observer) and a
+    revealed hand's pinned cards (seat ``pinned_seat[g]``, ``pinned[g]``) stay put. First a
+    repair: swaps of a card in a hand over its bound with any slot of another holder, kept
+    when the excess does not grow, until none is left. Then ``MIX_SWEEPS`` proposals per
+    slot of the bounded hands: a slot of those hands and any slot, both chosen by position
+    alone (so the proposal is symmetric), swapped when every bound still holds. Its
+    stationary law is the uniform one on the deals that honour the bounds, or, given
+    ``weights float [N, n + 1, 54]`` (expected copies of each type per seat, the pile last:
+    a belief), the law that weighs a deal by the product of its cards' weights there.
+    Without a belief the cards of the unbounded hands and the pile are then dealt again among
+    themselves at random (their exact law given the bounded hands); with one the pile is
+    shuffled. A world whose repair cannot honour every bound keeps its deal.
+    ``limit[g, p, c]``: ``void_draws``, -1 where no bound; ``seeds``: one stream per world."""
+    N, n, T = hands.shape
+    card = np.empty(DECK_SIZE, np.int64)
+    holder = np.empty(DECK_SIZE, np.int64)
+    bounded_slot = np.empty(DECK_SIZE, np.int64)
+    count = np.zeros((n + 1, NUM_COLOURS + 1), np.int64)
+    no_limit = np.full(NUM_COLOURS, -1, np.int64)
+    bounds = np.empty((n + 1, NUM_COLOURS), np.int64)
+    counter = np.zeros(N, np.uint64)
+    belief = weights.shape[0] > 0
+    for g in range(N):
+        bounded = np.zeros(n + 1, np.bool_)
+        for p in range(1, n):
             for c in range(NUM_COLOURS):
-                if limit[g, p, c] < 0:
+                bounded[p] |= limit[g, p, c] >= 0
+        if not bounded.any():
+            continue
+        S = 0  # the slots: cards free to move, hands first (seat order), then the pile
+        count[:] = 0
+        for p in range(n + 1):
+            bounds[p] = limit[g, p] if p < n and bounded[p] else no_limit
+        for p in range(1, n):
+            for t in range(T):
+                count[p, _CATEGORY[t]] += hands[g, p, t]
+                free = hands[g, p, t] - (pinned[g, t] if p == pinned_seat[g] else 0)
+                for _ in range(free):
+                    card[S] = t
+                    holder[S] = p
+                    S += 1
+        for j in range(pile_size[g]):
+            card[S] = draw_pile[g, j]
+            holder[S] = n
+            S += 1
+        V = 0
+        for s in range(S):
+            if bounded[holder[s]]:
+                bounded_slot[V] = s
+                V += 1
+        if V == 0 or S < 2:
+            continue
+        over = 0
+        for p in range(1, n):
+            over += _excess(count[p], bounds[p])
+        if belief and over == 0:  # a belief's deal within the bounds is kept
+            continue
+        settled = False
+        if belief:  # else dealt again by the belief, up to BELIEF_TRIES times
+            over = _deal_again(card, holder, S, count, bounds, weights[g], seeds, counter, g)
+            settled = over == 0
+        for _ in range(100 * S if over > 0 else 0):  # the repair
+            if over == 0:
+                break
+            a = bounded_slot[min(int(random_uniform_one(seeds, counter, g) * V), V - 1)]
+            b = min(int(random_uniform_one(seeds, counter, g) * S), S - 1)
+            ha, hb = holder[a], holder[b]
+            ca, cb = _CATEGORY[card[a]], _CATEGORY[card[b]]
+            if ha == hb or ca == cb:
+                continue
+            change = _swap_change(count, bounds, n, ha, hb, ca, cb)
+            if change <= 0:
+                count[ha, ca] -= 1
+                count[ha, cb] += 1
+                count[hb, cb] -= 1
+                count[hb, ca] += 1
+                card[a], card[b] = card[b], card[a]
+                over += change
+        if over == 0 and not (belief and settled):
+            for _ in range(MIX_SWEEPS * V):  # the chain
+                a = bounded_slot[min(int(random_uniform_one(seeds, counter, g) * V), V - 1)]
+                b = min(int(random_uniform_one(seeds, counter, g) * S), S - 1)
+                ha, hb = holder[a], holder[b]
+                if ha == hb:
                     continue
-                while True:
-                    held, excess = 0, -1
-                    for t in range(NUM_CARD_TYPES):
-                        if hands[g, p, t] > 0 and kernel._COLOUR_OF[t] == c:
-                            held += hands[g, p, t]
-                            if hands[g, p, t] > (pinned[g, t] if p == pinned_seat[g] else 0):
-                                excess = t  # a dealt card, free to move
-                    if held <= limit[g, p, c] or excess < 0:
-                        break
-                    j = _allowed_pile_card(hands[g, p], draw_pile[g], pile_size[g], limit[g, p], c)
-                    if j >= 0:
-                        hands[g, p, excess] -= 1
-                        hands[g, p, draw_pile[g, j]] += 1
-                        draw_pile[g, j] = excess
+                ca, cb = _CATEGORY[card[a]], _CATEGORY[card[b]]
+                if ca != cb and _swap_change(count, bounds, n, ha, hb, ca, cb) > 0:
+                    continue
+                if belief:
+                    now = weights[g, ha, card[a]] * weights[g, hb, card[b]]
+                    then = weights[g, ha, card[b]] * weights[g, hb, card[a]]
+                    if now > 0.0 and not random_uniform_one(seeds, counter, g) * now < then:
                         continue
-                    u = swap_u[g, swaps % swap_u.shape[1]]
-                    q, t = _allowed_swap(hands[g], p, excess, limit[g], pinned_seat[g], pinned[g], u)
-                    if q < 0:
-                        break
-                    swaps += 1
-                    hands[g, p, excess] -= 1
-                    hands[g, p, t] += 1
-                    hands[g, q, t] -= 1
-                    hands[g, q, excess] += 1
+                count[ha, ca] -= 1
+                count[ha, cb] += 1
+                count[hb, cb] -= 1
+                count[hb, ca] += 1
+                card[a], card[b] = card[b], card[a]
+        # the unbounded holders' cards (or, with a belief, the pile's) dealt again among themselves
+        m = 0
+        for s in range(S):
+            if not bounded[holder[s]] and not (belief and holder[s] < n):
+                bounded_slot[m] = s  # reused: the slots to shuffle
+                m += 1
+        for i in range(m - 1, 0, -1):
+            k = min(int(random_uniform_one(seeds, counter, g) * (i + 1)), i)
+            a, b = bounded_slot[i], bounded_slot[k]
+            card[a], card[b] = card[b], card[a]
+        for p in range(1, n):
+            for t in range(T):
+                hands[g, p, t] = pinned[g, t] if p == pinned_seat[g] else 0
+        for s in range(S):
+            if holder[s] < n:
+                hands[g, holder[s], card[s]] += 1
+            else:
+                draw_pile[g, s - (S - pile_size[g])] = card[s]
 
 
-@njit(cache=True)
-def _colour_held(hand, colour) -> int:
-    held = 0
-    for t in range(NUM_CARD_TYPES):
-        if kernel._COLOUR_OF[t] == colour:
-            held += hand[t]
-    return held
-
-
-@njit(cache=True)
-def _may_take(hand, limit, colour) -> bool:
-    """A hand may take one more card of ``colour`` (-1: a wild): no limit on it, or under it."""
-    return colour < 0 or limit[colour] < 0 or _colour_held(hand, colour) < limit[colour]
-
-
-@njit(cache=True)
-def _swap_candidates(hands, p, excess, limit, pinned_seat, pinned, q, t) -> int:
-    """Copies of type ``t`` in seat ``q``'s hand that may go to seat ``p`` for its ``excess``."""
-    bad = kernel._COLOUR_OF[excess]
-    colour = kernel._COLOUR_OF[t]
-    if q == p or colour == bad or not _may_take(hands[q], limit[q], bad) or not _may_take(hands[p], limit[p], colour):
-        return 0
-    return max(0, hands[q, t] - (pinned[t] if q == pinned_seat else 0))  # a pinned card stays
-
-
-@njit(cache=True)
-def _allowed_swap(hands, p, excess, limit, pinned_seat, pinned, u) -> tuple[int, int]:
-    """``(q, t)``: a dealt card of type ``t`` in another seat ``q``'s hand (not the observer's,
-    seat 0) that seat ``p`` may take in place of its card ``excess`` while ``q`` may take
-    ``excess``, every such card copy as likely (``u``: a uniform draw in [0, 1));
-    ``(-1, -1)`` if there is none."""
-    total = 0
-    for q in range(1, hands.shape[0]):
-        for t in range(NUM_CARD_TYPES):
-            total += _swap_candidates(hands, p, excess, limit, pinned_seat, pinned, q, t)
-    if total == 0:
-        return -1, -1
-    pick = min(int(u * total), total - 1)
-    for q in range(1, hands.shape[0]):
-        for t in range(NUM_CARD_TYPES):
-            pick -= _swap_candidates(hands, p, excess, limit, pinned_seat, pinned, q, t)
-            if pick < 0:
-                return q, t
-    return -1, -1
-
-
-@njit(cache=True)
-def _allowed_pile_card(hand, pile, size, limit, not_colour) -> int:
-    """The first pile card a hand may take in place of one of ``not_colour``: a wild, or a
-    colour under its limit (or with none); -1 if there is none."""
-    for j in range(size):
-        colour = kernel._COLOUR_OF[pile[j]]
-        if colour < 0:
-            return j
-        if colour != not_colour and _may_take(hand, limit, colour):
-            return j
-    return -1
+def _seat_weights(expected: np.ndarray, seat_of_slot: np.ndarray, worlds: int) -> np.ndarray:
+    """``float [N, n + 1, 54]``: a belief's expected copies of each type per world seat, the
+    pile last (``expected float [B, n, 54]``: the pile in row 0, relative slot ``k`` in row ``k``)."""
+    B, n = expected.shape[:2]
+    by_seat = np.zeros((B, n + 1, NUM_CARD_TYPES))  # seats 0..n-1, then the pile
+    np.put_along_axis(by_seat, seat_of_slot[:, 1:, None], expected[:, 1:], axis=1)
+    by_seat[:, n] = expected[:, 0]
+    return np.repeat(np.maximum(by_seat, 0.0), worlds, axis=0)
 
 
 def _belief_owners(
-    cards_w: np.ndarray,
-    beliefs: np.ndarray,
-    seat_of_slot: np.ndarray,
-    to_deal: np.ndarray,
-    worlds: int,
-    rng: np.random.Generator,
+    cards_w: np.ndarray, weights: np.ndarray, deal_w: np.ndarray, rng: np.random.Generator
 ) -> np.ndarray:
-    """``float [N, 108]``: ``2 * seat`` of the seat each unseen card goes to (``2 * n``: the pile).
-
-    ``beliefs float [B, n, 54]``: for each card type, the copies of it still to deal expected
-    in the draw pile (row 0) and in the hand of relative slot ``k`` (row ``k``); only the
-    ratios between holders matter. :func:`_deal_expected` deals the seats in order."""
-    B = beliefs.shape[0]
-    n = beliefs.shape[1]
-    by_seat = np.zeros((B, n + 1, NUM_CARD_TYPES))  # seats 0..n-1, then the pile
-    np.put_along_axis(by_seat, seat_of_slot[:, 1:, None], beliefs[:, 1:], axis=1)
-    by_seat[:, n] = beliefs[:, 0]
-    by_seat = np.repeat(np.maximum(by_seat, 0.0), worlds, axis=0)
-    owner = np.full(cards_w.shape, n, np.int64)
-    _deal_expected(cards_w, by_seat, np.repeat(to_deal, worlds, axis=0), rng.random(cards_w.shape), owner)
+    """``float [N, 108]``: ``2 * seat`` of the seat each unseen card goes to (``2 * n``: the pile),
+    dealt by :func:`_deal_expected` in seat order from ``weights`` (:func:`_seat_weights`;
+    only the ratios between holders matter)."""
+    owner = np.full(cards_w.shape, deal_w.shape[1], np.int64)
+    _deal_expected(cards_w, weights, deal_w, rng.random(cards_w.shape), owner)
     return 2.0 * owner
+
+
+def _deal(
+    cards_w: np.ndarray, keys: np.ndarray, deal_w: np.ndarray, known_w: np.ndarray, pile_w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``hands int64 [N, n, 54]`` and ``draw_pile int8 [N, 108]``: each world's unseen cards
+    (``cards_w``, -1: none) in the order of ``keys``, seat ``s`` taking the next ``deal_w[s]``
+    beside its ``known_w`` cards, the next ``pile_w`` forming the draw pile."""
+    N, n = deal_w.shape
+    keys = np.where(cards_w < 0, 2.0 * n + 2.0, keys)  # unused slots sorted last
+    cards_w = np.take_along_axis(cards_w, np.argsort(keys, axis=1), axis=1)
+    ends = np.cumsum(deal_w, axis=1)
+    position = np.arange(DECK_SIZE)
+    owner = (position[None, :, None] >= ends[:, None, :]).sum(axis=2)  # [N, 108]: seat, or n for the pile
+    dealt = (owner < n) & (cards_w >= 0)
+    hands = known_w.copy()
+    g, p = np.nonzero(dealt)
+    np.add.at(hands, (g, owner[g, p], cards_w[g, p]), 1)
+    draw_pile = np.zeros((N, DECK_SIZE), np.int8)
+    take = position[None, :] < pile_w[:, None]
+    source = np.minimum(position[None, :] + ends[:, -1:], DECK_SIZE - 1)
+    draw_pile[take] = np.take_along_axis(cards_w, source, axis=1)[take]
+    return hands, draw_pile
 
 
 @njit(cache=True)
@@ -227,63 +352,70 @@ def _deal_expected(cards, shares, to_deal, uniforms, owner) -> None:
     it expects nothing more, by its share of each type left (``avail[t] * share_s / (share_s
     + later)`` again), and only when the belief gives it none of the cards left, uniformly
     among them. A belief sure of every hand deals exactly those hands."""
-    N, n = to_deal.shape
-    T = shares.shape[2]
-    for g in range(N):
-        avail = np.zeros(T)
-        for j in range(cards.shape[1]):
-            if cards[g, j] >= 0:
-                avail[cards[g, j]] += 1.0
-        need = np.zeros((n, T), np.int64)
-        u = 0
-        for s in range(1, n):
-            share = np.zeros(T)  # of the copies not yet dealt, the share this seat should get
+    for g in range(to_deal.shape[0]):
+        _deal_expected_one(cards[g], shares[g], to_deal[g], uniforms[g], owner[g])
+
+
+@njit(cache=True)
+def _deal_expected_one(cards, shares, to_deal, uniforms, owner) -> None:
+    """:func:`_deal_expected` of one world: ``cards [108]``, ``shares [n + 1, 54]``,
+    ``to_deal [n]``, ``uniforms [K]`` (used in turn), ``owner [108]``."""
+    n = to_deal.size
+    T = shares.shape[1]
+    avail = np.zeros(T)
+    for j in range(cards.size):
+        if cards[j] >= 0:
+            avail[cards[j]] += 1.0
+    need = np.zeros((n, T), np.int64)
+    u = 0
+    for s in range(1, n):
+        share = np.zeros(T)  # of the copies not yet dealt, the share this seat should get
+        for t in range(T):
+            later = 0.0
+            for h in range(s + 1, n + 1):
+                later += shares[h, t]
+            total = shares[s, t] + later
+            if total > 0.0:
+                share[t] = shares[s, t] / total
+        expect = avail * share
+        for _ in range(to_deal[s]):
+            weight = np.zeros(T)
+            mass = 0.0
             for t in range(T):
-                later = 0.0
-                for h in range(s + 1, n + 1):
-                    later += shares[g, h, t]
-                total = shares[g, s, t] + later
-                if total > 0.0:
-                    share[t] = shares[g, s, t] / total
-            expect = avail * share
-            for _ in range(to_deal[g, s]):
-                weight = np.zeros(T)
+                if avail[t] > 0.0:
+                    weight[t] = max(expect[t] - need[s, t], 0.0)
+                    mass += weight[t]
+            if mass <= 1e-9:  # nothing more expected: the seat's share of what is left
+                for t in range(T):
+                    weight[t] = avail[t] * share[t]
+                    mass += weight[t]
+            if mass <= 1e-9:  # the belief gives it none of what is left
                 mass = 0.0
                 for t in range(T):
-                    if avail[t] > 0.0:
-                        weight[t] = max(expect[t] - need[s, t], 0.0)
-                        mass += weight[t]
-                if mass <= 1e-9:  # nothing more expected: the seat's share of what is left
-                    for t in range(T):
-                        weight[t] = avail[t] * share[t]
-                        mass += weight[t]
-                if mass <= 1e-9:  # the belief gives it none of what is left
-                    mass = 0.0
-                    for t in range(T):
-                        weight[t] = avail[t]
-                        mass += weight[t]
-                if mass <= 0.0:
-                    break
-                x = uniforms[g, u % uniforms.shape[1]] * mass
-                u += 1
-                pick = -1
-                for t in range(T):
-                    if weight[t] > 0.0:
-                        pick = t
-                        x -= weight[t]
-                        if x < 0.0:
-                            break
-                need[s, pick] += 1
-                avail[pick] -= 1.0
-        for j in range(cards.shape[1]):
-            t = cards[g, j]
-            if t < 0:
-                continue
-            for s in range(1, n):
-                if need[s, t] > 0:
-                    need[s, t] -= 1
-                    owner[g, j] = s
-                    break
+                    weight[t] = avail[t]
+                    mass += weight[t]
+            if mass <= 0.0:
+                break
+            x = uniforms[u % uniforms.size] * mass
+            u += 1
+            pick = -1
+            for t in range(T):
+                if weight[t] > 0.0:
+                    pick = t
+                    x -= weight[t]
+                    if x < 0.0:
+                        break
+            need[s, pick] += 1
+            avail[pick] -= 1.0
+    for j in range(cards.size):
+        t = cards[j]
+        if t < 0:
+            continue
+        for s in range(1, n):
+            if need[s, t] > 0:
+                need[s, t] -= 1
+                owner[j] = s
+                break
 
 
 def world_rules(rules: UnoRules) -> UnoRules:
@@ -361,27 +493,20 @@ def sample_worlds(
     starts = np.concatenate(([0], np.cumsum(unseen.sum(axis=1))[:-1]))
     card_list[owners, np.arange(cards.size) - starts[owners]] = cards
     cards_w = np.repeat(card_list, worlds, axis=0)  # [N, 108]
-    keys = rng.random(cards_w.shape)
-    if beliefs is not None:  # cards grouped by the seat a belief deals them to, in seat order
-        keys += _belief_owners(cards_w, expected, seat_of_slot, to_deal, worlds, rng)
-    keys[cards_w < 0] = 2.0 * n + 2.0
-    cards_w = np.take_along_axis(cards_w, np.argsort(keys, axis=1), axis=1)
-
-    # Deal: seat s takes the next to_deal[s] shuffled cards, the rest is the draw pile.
     deal_w = np.repeat(to_deal, worlds, axis=0)  # [N, n]
-    ends = np.cumsum(deal_w, axis=1)
-    position = np.arange(DECK_SIZE)
-    owner = (position[None, :, None] >= ends[:, None, :]).sum(axis=2)  # [N, 108]: seat, or n for the pile
-    dealt = (owner < n) & (cards_w >= 0)
-    hands = np.repeat(known, worlds, axis=0)
-    g, p = np.nonzero(dealt)
-    np.add.at(hands, (g, owner[g, p], cards_w[g, p]), 1)
-    total_dealt = ends[:, -1]
-    draw_pile = np.zeros((N, DECK_SIZE), np.int8)
+    known_w = np.repeat(known, worlds, axis=0)
     pile_w = np.repeat(pile_size, worlds)
-    take = position[None, :] < pile_w[:, None]
-    source = np.minimum(position[None, :] + total_dealt[:, None], DECK_SIZE - 1)
-    draw_pile[take] = np.take_along_axis(cards_w, source, axis=1)[take]
+    # Public history per seat: -1 where no colour was seen missing (decode gives 0 and 0 there).
+    void = np.where(view["void_colours"] > 0, view["void_draws"], -1)  # [B, slot, colour]
+    void_w = np.repeat(
+        np.take_along_axis(void[:, :n], np.argsort(seat_of_slot, axis=1)[:, :, None], axis=1), worlds, axis=0
+    )
+    keys = rng.random(cards_w.shape)
+    weights = np.zeros((0, n + 1, NUM_CARD_TYPES))  # no belief: every deal as likely
+    if beliefs is not None:  # cards grouped by the seat a belief deals them to, in seat order
+        weights = _seat_weights(expected, seat_of_slot, worlds)
+        keys += _belief_owners(cards_w, weights, deal_w, rng)
+    hands, draw_pile = _deal(cards_w, keys, deal_w, known_w, pile_w)
 
     # The discard pile: its cards in type order, one copy of the top card last.
     top = view["top_card"]
@@ -395,16 +520,13 @@ def sample_worlds(
     discard[d_rows, np.arange(d_cards.size) - d_starts[d_rows]] = d_cards
     discard[np.arange(B), lengths] = top
 
-    # Public history per seat: -1 where no colour was seen missing (decode gives 0 and 0 there).
-    void = np.where(view["void_colours"] > 0, view["void_draws"], -1)  # [B, slot, colour]
-    void_w = np.repeat(
-        np.take_along_axis(void[:, :n], np.argsort(seat_of_slot, axis=1)[:, :, None], axis=1), worlds, axis=0
-    )
     pinned_seat = np.where(has_reveal, revealed_seat, -1)
     pinned_w = np.repeat(np.where(has_reveal[:, None], pinned, 0), worlds, axis=0)
     game_seeds = rng.integers(0, 2**63, size=N, dtype=np.int64).astype(np.uint64)
-    swap_u = rng.random((N, SWAP_DRAWS))  # drawn last: the rest of a world is as without them
-    _respect_voids(hands, draw_pile, pile_w, void_w, np.repeat(pinned_seat, worlds), pinned_w, swap_u)
+    void_seeds = rng.integers(0, 2**63, size=N, dtype=np.int64).astype(
+        np.uint64
+    )  # drawn last: worlds without a void are as before
+    _draw_under_voids(hands, draw_pile, pile_w, void_w, np.repeat(pinned_seat, worlds), pinned_w, weights, void_seeds)
 
     eng = UnoEngine(N, n, world_rules(rules), seed=0, auto_reset=False)
     state = {k: np.zeros_like(v) for k, v in _state_template(eng).items()}
