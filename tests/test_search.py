@@ -300,6 +300,38 @@ def test_worlds_with_voids_are_drawn_as_rejection_sampling_draws_them():
     assert distance < 0.15  # over 795 joint counts; a rejection sample of 6,000 is 0.12 from it
 
 
+def test_worlds_that_single_swaps_cannot_join_are_dealt_at_random_within_the_bounds():
+    """Three bounded hands (2, 3 and 1 cards) and a pile of one card none of them may take:
+    of the 7! deals of these cards 72 keep every bound, 48 of one kind (A) and 24 of another
+    (B), and no swap of two cards leads from one kind to the other. A chain of swaps alone
+    stayed in the kind it was repaired into (A 0.61); dealt at random until within the
+    bounds, A comes 2/3 of the time."""
+    from envs.uno.worlds import _draw_under_voids
+
+    n, N = 4, 12_000
+    cards = np.array([card_type(c) for c in ["R1", "Y1", "G1", "B1", "B2", "W", "W+4"]])
+    rng = np.random.default_rng(0)
+    order = np.argsort(rng.random((N, cards.size)), axis=1)
+    hands = np.zeros((N, n, NUM_CARD_TYPES), np.int64)
+    hands[:, 0, card_type("R9")] = 1
+    for seat, (start, stop) in {1: (0, 2), 2: (2, 5), 3: (5, 6)}.items():
+        for k in range(start, stop):
+            np.add.at(hands, (np.arange(N), seat, cards[order[:, k]]), 1)
+    pile = np.zeros((N, 108), np.int8)
+    pile[:, 0] = cards[order[:, 6]]
+    limit = np.full((N, n, 4), -1)
+    limit[:, 1], limit[:, 2], limit[:, 3] = [3, 2, -1, 0], [2, 1, 1, -1], [0, 0, 1, 1]
+    no_pin = np.zeros((N, NUM_CARD_TYPES), np.int64)
+    seeds = rng.integers(0, 2**63, size=N).astype(np.uint64)
+    _draw_under_voids(hands, pile, np.ones(N, np.int64), limit, np.full(N, -1), no_pin, np.zeros((0, n + 1, 54)), seeds)
+    kind_a = (hands[:, 1, card_type("Y1")] == 1) & (hands[:, 1, card_type("G1")] == 1)
+    kind_b = (
+        (hands[:, 1, card_type("R1")] == 1) & (hands[:, 1, card_type("Y1")] == 1) & (hands[:, 3, card_type("G1")] == 1)
+    )
+    assert (kind_a | kind_b).all()
+    assert abs(kind_a.mean() - 2 / 3) < 0.015  # 3.4 standard errors
+
+
 def test_search_plays_legal_moves_and_beats_random():
     from tournament.config import TournamentConfig
     from tournament.runner import run_tournament

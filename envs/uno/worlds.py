@@ -9,11 +9,12 @@ dealt to the other players in their hand sizes, the rest form the draw pile in r
 order; a player seen without a colour (the public history, ``void_draws``) held no card of it
 and no wild when it drew (a wild always plays), so it holds no more cards of that colour and
 wilds together than the unseen cards it took since. The worlds are drawn from the deals
-that keep every such bound, each as likely (:func:`_draw_under_voids`: a Markov chain of
-swaps, tested against dealing at random and keeping the deals within the bounds). Given a
+that keep every such bound, each as likely (:func:`_draw_under_voids`: deals at random kept
+when within the bounds, or a Markov chain of swaps; tested against that rejection sampling
+and against counting the deals). Given a
 *belief* (where the observer expects each unseen card type: :mod:`agents.belief`), the
-cards are dealt by it instead of evenly (:func:`_deal_expected`), dealt again where a void
-breaks (and by the chain, weighed by the belief, where 16 deals all break one).
+cards are dealt by it instead of evenly (:func:`_deal_expected`), and dealt again where a
+void breaks (by the chain, weighed by the belief, where 16 more deals all break one).
 Everything the observation fixes is copied; nothing else is read, so two games that look
 the same to the player give the same worlds for the same random generator.
 
@@ -22,6 +23,8 @@ Known shortfalls (a review on 2026-12-07, measured in heuristic play):
 * ``void_draws`` (:mod:`envs.uno.kernel`) still counts an ordinary drawn card that the
   player did not play, where the rules may show it could not be played; the bound is then
   looser than it could be (never wrong). Changing it changes the observation.
+* with a belief, a world whose 17 deals all break a void is left to the chain, which moves the
+  unbounded hands only by swaps with the bounded ones;
 * after an innocent verdict the shown cards stay pinned to their player, who may have played
   one since and drawn back to the same hand size (1 reveal in 20 to 30).
 
@@ -97,6 +100,14 @@ MIX_SWEEPS = 24
 #: the belief's own law, conditioned on the bounds, where one of them keeps every bound.
 BELIEF_TRIES = 16
 
+#: Random deals tried, with two or more bounded hands, before the chain takes over: swaps of
+#: one card at a time may not join every deal within the bounds there (three bounded hands
+#: and a pile none of them may take from split them into groups), so those worlds are dealt
+#: at random and kept when within the bounds, and many more times when few cards move.
+REJECTION_TRIES = 16
+SMALL_SLOTS = 12
+SMALL_TRIES = 4096
+
 #: A card's category for the voids: its colour (0-3), or 4 for a wild.
 _CATEGORY = np.where(kernel._COLOUR_OF < 0, NUM_COLOURS, kernel._COLOUR_OF).astype(np.int64)
 
@@ -133,6 +144,31 @@ def _swap_change(count, limit, n, ha, hb, ca, cb) -> int:
         count[hb, ca] -= 1
         count[hb, cb] += 1
     return after - before
+
+
+@njit(cache=True)
+def _deal_at_random(card, holder, S, count, bounds, tries, seeds, counter, g) -> int:
+    """The slots' cards shuffled at random until every bound holds, at most ``tries`` times:
+    a deal within the bounds found so is drawn exactly from the uniform law on them. Slots and
+    counts as in :func:`_draw_under_voids`; returns the excess left (0: within the bounds)."""
+    n = count.shape[0] - 1
+    over = 1
+    for _ in range(tries):
+        for s in range(S):  # the hands' counts less their dealt cards: the pinned ones
+            if holder[s] < n:
+                count[holder[s], _CATEGORY[card[s]]] -= 1
+        for i in range(S - 1, 0, -1):
+            k = min(int(random_uniform_one(seeds, counter, g) * (i + 1)), i)
+            card[i], card[k] = card[k], card[i]
+        for s in range(S):
+            if holder[s] < n:
+                count[holder[s], _CATEGORY[card[s]]] += 1
+        over = 0
+        for p in range(1, n):
+            over += _excess(count[p], bounds[p])
+        if over == 0:
+            break
+    return over
 
 
 @njit(cache=True)
@@ -182,17 +218,22 @@ def _draw_under_voids(hands, draw_pile, pile_size, limit, pinned_seat, pinned, w
     that honour every bound (:func:`_excess`), by a Markov chain on its dealt cards.
 
     The cards dealt to other seats and the draw pile are slots; seat 0 (the observer) and a
-    revealed hand's pinned cards (seat ``pinned_seat[g]``, ``pinned[g]``) stay put. First a
-    repair: swaps of a card in a hand over its bound with any slot of another holder, kept
-    when the excess does not grow, until none is left. Then ``MIX_SWEEPS`` proposals per
-    slot of the bounded hands: a slot of those hands and any slot, both chosen by position
-    alone (so the proposal is symmetric), swapped when every bound still holds. Its
-    stationary law is the uniform one on the deals that honour the bounds, or, given
-    ``weights float [N, n + 1, 54]`` (expected copies of each type per seat, the pile last:
-    a belief), the law that weighs a deal by the product of its cards' weights there.
+    revealed hand's pinned cards (seat ``pinned_seat[g]``, ``pinned[g]``) stay put. With
+    two or more bounded hands the deal is kept if within the bounds, else dealt again at
+    random (:func:`_deal_at_random`); with a belief, dealt again by it (:func:`_deal_again`):
+    a deal found so is exact. Where none is found, and always with one bounded hand: first a
+    repair, swaps of a slot of a bounded hand with any slot of another holder, kept when the
+    excess does not grow, until none is left; then ``MIX_SWEEPS`` proposals per slot of the
+    bounded hands: a slot of those hands and any slot, both chosen by position alone (so the
+    proposal is symmetric), swapped when every bound still holds. With one bounded hand the
+    swaps join every deal within the bounds, and the chain's stationary law is the uniform one
+    on them, or, given ``weights float [N, n + 1, 54]`` (expected copies of each type per
+    seat, the pile last: a belief), the law that weighs a deal by the product of its cards'
+    weights there (the unbounded hands then move only by swaps with the bounded ones).
     Without a belief the cards of the unbounded hands and the pile are then dealt again among
     themselves at random (their exact law given the bounded hands); with one the pile is
-    shuffled. A world whose repair cannot honour every bound keeps its deal.
+    shuffled. A world no repair brings within the bounds keeps the deal it reached, its
+    unbounded cards shuffled as above.
     ``limit[g, p, c]``: ``void_draws``, -1 where no bound; ``seeds``: one stream per world."""
     N, n, T = hands.shape
     card = np.empty(DECK_SIZE, np.int64)
@@ -242,6 +283,10 @@ def _draw_under_voids(hands, draw_pile, pile_size, limit, pinned_seat, pinned, w
         if belief:  # else dealt again by the belief, up to BELIEF_TRIES times
             over = _deal_again(card, holder, S, count, bounds, weights[g], seeds, counter, g)
             settled = over == 0
+        elif bounded.sum() >= 2:  # dealt at random until within the bounds (exact), the chain if never
+            tries = SMALL_TRIES if S <= SMALL_SLOTS else REJECTION_TRIES
+            over = over if over == 0 else _deal_at_random(card, holder, S, count, bounds, tries, seeds, counter, g)
+            settled = over == 0
         for _ in range(100 * S if over > 0 else 0):  # the repair
             if over == 0:
                 break
@@ -259,7 +304,7 @@ def _draw_under_voids(hands, draw_pile, pile_size, limit, pinned_seat, pinned, w
                 count[hb, ca] += 1
                 card[a], card[b] = card[b], card[a]
                 over += change
-        if over == 0 and not (belief and settled):
+        if over == 0 and not settled:
             for _ in range(MIX_SWEEPS * V):  # the chain
                 a = bounded_slot[min(int(random_uniform_one(seeds, counter, g) * V), V - 1)]
                 b = min(int(random_uniform_one(seeds, counter, g) * S), S - 1)
