@@ -147,25 +147,36 @@ def _swap_change(count, limit, n, ha, hb, ca, cb) -> int:
 
 
 @njit(cache=True)
+def _count_slots(card, holder, S, count, sign) -> None:
+    """Add (``sign`` 1) or take away (-1) the slots' cards in their hands' category counts."""
+    n = count.shape[0] - 1
+    for s in range(S):
+        if holder[s] < n:
+            count[holder[s], _CATEGORY[card[s]]] += sign
+
+
+@njit(cache=True)
+def _total_excess(count, bounds) -> int:
+    """The cards beyond the void bounds of seats 1.. (:func:`_excess`), all hands together."""
+    over = 0
+    for p in range(1, count.shape[0] - 1):
+        over += _excess(count[p], bounds[p])
+    return over
+
+
+@njit(cache=True)
 def _deal_at_random(card, holder, S, count, bounds, tries, seeds, counter, g) -> int:
     """The slots' cards shuffled at random until every bound holds, at most ``tries`` times:
     a deal within the bounds found so is drawn exactly from the uniform law on them. Slots and
     counts as in :func:`_draw_under_voids`; returns the excess left (0: within the bounds)."""
-    n = count.shape[0] - 1
     over = 1
     for _ in range(tries):
-        for s in range(S):  # the hands' counts less their dealt cards: the pinned ones
-            if holder[s] < n:
-                count[holder[s], _CATEGORY[card[s]]] -= 1
+        _count_slots(card, holder, S, count, -1)  # the hands' counts less their dealt cards: the pinned ones
         for i in range(S - 1, 0, -1):
             k = min(int(random_uniform_one(seeds, counter, g) * (i + 1)), i)
             card[i], card[k] = card[k], card[i]
-        for s in range(S):
-            if holder[s] < n:
-                count[holder[s], _CATEGORY[card[s]]] += 1
-        over = 0
-        for p in range(1, n):
-            over += _excess(count[p], bounds[p])
+        _count_slots(card, holder, S, count, 1)
+        over = _total_excess(count, bounds)
         if over == 0:
             break
     return over
@@ -187,9 +198,7 @@ def _deal_again(card, holder, S, count, bounds, weights, seeds, counter, g) -> i
     uniforms = np.empty(DECK_SIZE)
     over = 1
     for _ in range(BELIEF_TRIES):
-        for s in range(S):  # the hands' counts less their dealt cards: the pinned ones
-            if holder[s] < n:
-                count[holder[s], _CATEGORY[card[s]]] -= 1
+        _count_slots(card, holder, S, count, -1)  # the hands' counts less their dealt cards: the pinned ones
         cards[:S] = card[:S]
         owner[:] = n
         for j in range(DECK_SIZE):
@@ -201,12 +210,8 @@ def _deal_again(card, holder, S, count, bounds, weights, seeds, counter, g) -> i
                 if owner[j] == h:
                     card[k] = cards[j]
                     k += 1
-        for s in range(S):
-            if holder[s] < n:
-                count[holder[s], _CATEGORY[card[s]]] += 1
-        over = 0
-        for p in range(1, n):
-            over += _excess(count[p], bounds[p])
+        _count_slots(card, holder, S, count, 1)
+        over = _total_excess(count, bounds)
         if over == 0:
             break
     return over
@@ -274,9 +279,7 @@ def _draw_under_voids(hands, draw_pile, pile_size, limit, pinned_seat, pinned, w
                 V += 1
         if V == 0 or S < 2:
             continue
-        over = 0
-        for p in range(1, n):
-            over += _excess(count[p], bounds[p])
+        over = _total_excess(count, bounds)
         if belief and over == 0:  # a belief's deal within the bounds is kept
             continue
         settled = False
